@@ -1,0 +1,24 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { AppInfo } from '../src-shared/contract'
+import type { Runtime } from './runtime'
+
+function version(): string {
+  try {
+    return (JSON.parse(readFileSync(join(__dirname, '../../package.json'), 'utf8')) as { version: string }).version
+  } catch {
+    return '0.0.0'
+  }
+}
+
+export function appInfo(runtime: Runtime, host: AppInfo['host']): () => AppInfo {
+  const v = version()
+  return () => ({
+    version: v,
+    host,
+    data_dir: runtime.dataDir,
+    store: runtime.store.kind,
+    models: runtime.models.map((m) => ({ id: m.id, label: m.label, offline: m.offline })),
+    default_model: runtime.defaultModel,
+  })
+}

@@ -1,0 +1,96 @@
+/**
+ * Electron main: one window over the durable runtime. Every lifecycle step has a reason:
+ * a single-instance lock (one process owns the data folder), a locked-down window, and IPC
+ * through the one router that the browser host also uses.
+ */
+import { app, BrowserWindow, dialog, session, shell } from 'electron'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { appInfo } from './app-info'
+import { bindElectronIpc } from './ipc/electron'
+import { createRouter } from './ipc/router'
+import { openRuntime, type Runtime } from './runtime'
+
+const CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'"
+
+// Second launches focus the first window instead of opening the database twice.
+if (!app.requestSingleInstanceLock()) app.quit()
+
+let runtime: Runtime | null = null
+let window: BrowserWindow | null = null
+
+const devUrl = process.env.ELECTRON_RENDERER_URL
+const indexFile = join(__dirname, '../renderer/index.html')
+const isTrustedUrl = (url: string) =>
+  devUrl ? url.startsWith(devUrl) : url.split(/[?#]/)[0] === pathToFileURL(indexFile).href
+
+function createWindow(): BrowserWindow {
+  const win = new BrowserWindow({
+    width: 1200,
+    height: 800,
+    minWidth: 720,
+    minHeight: 480,
+    title: 'Arbor',
+    show: false,
+    icon: join(__dirname, '../../resources/icon.png'),
+    webPreferences: {
+      preload: join(__dirname, '../preload/index.js'),
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      webSecurity: true,
+    },
+  })
+  win.once('ready-to-show', () => win.show())
+  // The app never navigates: links open in the user's browser, nothing opens a new window.
+  win.webContents.on('will-navigate', (event, url) => {
+    if (!isTrustedUrl(url)) event.preventDefault()
+  })
+  win.webContents.setWindowOpenHandler(({ url }) => {
+    if (/^https?:\/\//.test(url)) void shell.openExternal(url)
+    return { action: 'deny' }
+  })
+  if (devUrl) void win.loadURL(devUrl)
+  else void win.loadFile(indexFile)
+  return win
+}
+
+app.on('second-instance', () => {
+  if (window) {
+    if (window.isMinimized()) window.restore()
+    window.focus()
+  }
+})
+
+app.whenReady().then(() => {
+  session.defaultSession.webRequest.onHeadersReceived((details, callback) => {
+    callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [CSP] } })
+  })
+  session.defaultSession.setPermissionRequestHandler((_wc, _permission, callback) => callback(false))
+  try {
+    runtime = openRuntime({ dataDir: process.env.ARBOR_DATA_DIR ?? join(app.getPath('userData'), 'data') })
+  } catch (err) {
+    dialog.showErrorBox('Arbor cannot open its data', err instanceof Error ? err.message : String(err))
+    app.exit(1)
+    return
+  }
+  bindElectronIpc(createRouter(runtime, appInfo(runtime, 'electron')), isTrustedUrl)
+  window = createWindow()
+  app.on('activate', () => {
+    if (BrowserWindow.getAllWindows().length === 0) window = createWindow()
+  })
+})
+
+app.on('window-all-closed', () => {
+  if (process.platform !== 'darwin') app.quit()
+})
+
+let closing = false
+app.on('before-quit', (event) => {
+  if (closing || !runtime) return
+  // Close the runtime first so streamed text is flushed and the lock released.
+  event.preventDefault()
+  closing = true
+  void runtime.close().finally(() => app.quit())
+})

@@ -1,0 +1,164 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto'
+import { createReadStream, existsSync, statSync } from 'node:fs'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { extname, join, normalize, resolve, sep } from 'node:path'
+import { WebSocketServer, type WebSocket } from 'ws'
+import { MAX_REQUEST_BYTES } from '../../src-shared/schemas'
+import type { ServerEvent } from '../../src-shared/types'
+import { newId } from '../../src-shared/ids'
+import type { Peer, Router } from './router'
+
+export interface BrowserHost {
+  url: string
+  port: number
+  token: string
+  close(): Promise<void>
+}
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.json': 'application/json',
+  '.woff2': 'font/woff2',
+}
+
+const CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
+  "connect-src 'self' ws://127.0.0.1:* ws://localhost:*; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
+
+function sameToken(a: string, b: string): boolean {
+  const x = Buffer.from(a)
+  const y = Buffer.from(b)
+  return x.length === y.length && timingSafeEqual(x, y)
+}
+
+/**
+ * The browser host: serves the built renderer and the WebSocket transport on 127.0.0.1 only.
+ * Every socket must present the per-run token; a browser Origin other than this host's own is
+ * refused, and so is a Host header that is not loopback (DNS rebinding).
+ */
+export async function startBrowserHost(opts: {
+  router: Router
+  staticDir: string
+  port?: number
+  token?: string
+}): Promise<BrowserHost> {
+  const token = opts.token ?? randomBytes(24).toString('base64url')
+  const root = resolve(opts.staticDir)
+  let port = 0
+
+  const allowedHosts = () => [`127.0.0.1:${port}`, `localhost:${port}`]
+
+  function serveStatic(req: IncomingMessage, res: ServerResponse): void {
+    if (!allowedHosts().includes(req.headers.host ?? '')) {
+      res.writeHead(421, { 'content-type': 'text/plain' }).end('Misdirected request: use http://127.0.0.1 address.')
+      return
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { allow: 'GET, HEAD' }).end()
+      return
+    }
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1')
+    let rel = decodeURIComponent(url.pathname)
+    if (rel.endsWith('/')) rel += 'index.html'
+    const file = normalize(join(root, rel))
+    if (file !== root && !file.startsWith(root + sep)) {
+      res.writeHead(403).end()
+      return
+    }
+    const target = existsSync(file) && statSync(file).isFile() ? file : join(root, 'index.html')
+    if (!existsSync(target)) {
+      res
+        .writeHead(500, { 'content-type': 'text/plain; charset=utf-8' })
+        .end('The renderer is not built. Run `npm run build` first (npm start does it for you).')
+      return
+    }
+    res.writeHead(200, {
+      'content-type': TYPES[extname(target)] ?? 'application/octet-stream',
+      'content-security-policy': CSP,
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'no-referrer',
+      'cache-control': target.endsWith('index.html') ? 'no-store' : 'max-age=3600',
+    })
+    if (req.method === 'HEAD') res.end()
+    else createReadStream(target).pipe(res)
+  }
+
+  const server = createServer(serveStatic)
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_REQUEST_BYTES * 4 })
+
+  server.on('upgrade', (req, socket, head) => {
+    const refuse = (status: number, text: string) => {
+      socket.end(`HTTP/1.1 ${status} ${text}\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n${text}\n`)
+    }
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1')
+    if (url.pathname !== '/ws') return refuse(404, 'Not Found')
+    if (!allowedHosts().includes(req.headers.host ?? '')) return refuse(421, 'Misdirected Request')
+    const origin = req.headers.origin
+    if (origin !== undefined && !allowedHosts().some((h) => origin === `http://${h}`))
+      return refuse(403, `Forbidden: origin ${origin} may not use this host`)
+    if (!sameToken(url.searchParams.get('token') ?? '', token))
+      return refuse(401, 'Unauthorized: a valid token is required (open the URL that npm run serve printed)')
+    wss.handleUpgrade(req, socket, head, (ws) => connect(ws))
+  })
+
+  function connect(ws: WebSocket): void {
+    const peer: Peer = {
+      id: newId('sub'),
+      send(event: ServerEvent) {
+        if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ event }))
+      },
+    }
+    const reply = (id: unknown, result: unknown) => {
+      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ id: id ?? null, result }))
+    }
+    ws.on('message', (data, isBinary) => {
+      const raw = isBinary ? null : data.toString()
+      if (raw === null)
+        return reply(null, { ok: false, error: { code: 'invalid_request', message: 'Send JSON text frames, not binary.' } })
+      if (Buffer.byteLength(raw) > MAX_REQUEST_BYTES)
+        return reply(null, {
+          ok: false,
+          error: { code: 'payload_too_large', message: `Requests are limited to ${MAX_REQUEST_BYTES} bytes.` },
+        })
+      let msg: unknown
+      try {
+        msg = JSON.parse(raw)
+      } catch {
+        return reply(null, { ok: false, error: { code: 'invalid_request', message: 'The request is not valid JSON.' } })
+      }
+      if (!msg || typeof msg !== 'object' || Array.isArray(msg))
+        return reply(null, {
+          ok: false,
+          error: { code: 'invalid_request', message: 'A request is an object { id, method, params }.' },
+        })
+      const { id, method, params } = msg as { id?: unknown; method?: unknown; params?: unknown }
+      void opts.router.handle(method, params, peer).then((result) => reply(id, result))
+    })
+    ws.on('close', () => opts.router.disconnect(peer))
+    ws.on('error', () => opts.router.disconnect(peer))
+  }
+
+  await new Promise<void>((resolveListen, reject) => {
+    server.once('error', reject)
+    server.listen(opts.port ?? 0, '127.0.0.1', () => resolveListen())
+  })
+  port = (server.address() as AddressInfo).port
+
+  return {
+    url: `http://127.0.0.1:${port}/?token=${token}`,
+    port,
+    token,
+    async close() {
+      for (const client of wss.clients) client.terminate()
+      await new Promise<void>((r) => wss.close(() => r()))
+      server.closeAllConnections()
+      await new Promise<void>((r) => server.close(() => r()))
+    },
+  }
+}

@@ -1,0 +1,68 @@
+import type { SessionMessage, ToolCallPart } from '../../src-shared/types'
+import type { ModelMessage } from './models/types'
+import type { Tool } from './tools'
+
+const textOf = (m: SessionMessage) =>
+  m.parts
+    .filter((p) => p.type === 'text')
+    .map((p) => p.text)
+    .join('')
+
+/** What the model sees for a tool call that has settled. */
+export function toolResult(call: ToolCallPart): { output: unknown; isError: boolean } {
+  switch (call.status) {
+    case 'done':
+      return { output: call.output ?? null, isError: false }
+    case 'denied':
+      return { output: call.error ?? 'The user denied this tool call.', isError: true }
+    case 'cancelled':
+      return { output: 'The tool call was cancelled.', isError: true }
+    default:
+      return { output: call.error ?? `The tool call ended with status ${call.status}.`, isError: true }
+  }
+}
+
+/**
+ * Turns persisted history into model messages. Action lines and error messages are for
+ * people, not the model; a summary stands in for everything before it.
+ */
+export function buildModelMessages(history: SessionMessage[]): ModelMessage[] {
+  const out: ModelMessage[] = []
+  for (const m of history) {
+    if (m.kind === 'summary') out.push({ role: 'user', content: `Summary of the earlier conversation:\n${textOf(m)}` })
+    else if (m.kind === 'steer') out.push({ role: 'user', content: `[Steering note] ${textOf(m)}` })
+    else if (m.role === 'user' && m.kind === 'text') out.push({ role: 'user', content: textOf(m) })
+    else if (m.role === 'assistant' && m.kind === 'text') {
+      const content: Extract<ModelMessage, { role: 'assistant' }>['content'] = []
+      const calls: ToolCallPart[] = []
+      for (const p of m.parts) {
+        if ((p.type === 'text' || p.type === 'reasoning') && p.text) content.push({ type: p.type, text: p.text })
+        else if (p.type === 'tool_call') {
+          calls.push(p)
+          content.push({ type: 'tool-call', toolCallId: p.tool_call_id, toolName: p.name, input: p.input ?? {} })
+        }
+      }
+      if (content.length > 0) out.push({ role: 'assistant', content })
+      if (calls.length > 0)
+        out.push({
+          role: 'tool',
+          content: calls.map((c) => ({ type: 'tool-result', toolCallId: c.tool_call_id, toolName: c.name, ...toolResult(c) })),
+        })
+    }
+  }
+  return out
+}
+
+export function systemPrompt(opts: { workspace: string; tools: Tool[]; security: string; variables?: Record<string, string> }) {
+  const tools = opts.tools.map((t) => `- ${t.name}${t.read_only ? ' (read-only)' : ''}: ${t.description}`).join('\n')
+  const vars = Object.keys(opts.variables ?? {})
+  return [
+    'You are the assistant inside Arbor, a desktop app for working with agents.',
+    `Your workspace folder is ${opts.workspace}; tools can only touch files inside it.`,
+    `Approval mode: ${opts.security}. Tool calls may need the user's approval; a denial is final for that call.`,
+    `Tools:\n${tools}`,
+    vars.length ? `Environment variables available: ${vars.join(', ')}` : '',
+  ]
+    .filter(Boolean)
+    .join('\n\n')
+}

@@ -1,0 +1,174 @@
+import type { Model, ModelEvent, ModelMessage, ModelStepRequest } from './types'
+import { ModelError } from './types'
+
+/**
+ * The scripted offline model: the default, needing no network and no key. It is a script,
+ * not a language model, and the UI names it so. Commands in the last user message:
+ *   any text              → a short markdown reply quoting the prompt
+ *   /stream N [DELAY_MS]  → N words, DELAY_MS (default 20) between deltas
+ *   /error TEXT           → the step fails with TEXT
+ *   /tool NAME JSON       → one call of tool NAME with that input, then a reply about its result
+ *   /think TEXT           → a reasoning part, then a reply
+ */
+export const SCRIPTED_MODEL_ID = 'scripted'
+
+export function createScriptedModel(): Model {
+  return {
+    id: SCRIPTED_MODEL_ID,
+    label: 'Scripted offline model',
+    offline: true,
+    step: (request) => scriptedStep(request),
+    summarize: async (messages) => summarize(messages),
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  if (ms <= 0) return signal.aborted ? Promise.reject(abortError()) : Promise.resolve()
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(abortError())
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
+    const onAbort = () => {
+      clearTimeout(timer)
+      reject(abortError())
+    }
+    signal.addEventListener('abort', onAbort, { once: true })
+  })
+}
+
+function abortError(): Error {
+  const err = new Error('The model step was aborted.')
+  err.name = 'AbortError'
+  return err
+}
+
+/** Splits text into chunks of a few words, keeping whitespace, so replies stream visibly. */
+function chunks(text: string, wordsPerChunk = 3): string[] {
+  const words = text.match(/\S+\s*|\s+/g) ?? []
+  const out: string[] = []
+  for (let i = 0; i < words.length; i += wordsPerChunk) out.push(words.slice(i, i + wordsPerChunk).join(''))
+  return out
+}
+
+const usage = (request: ModelStepRequest, output: string) => ({
+  input_tokens: Math.ceil(JSON.stringify(request.messages).length / 4),
+  output_tokens: Math.ceil(output.length / 4),
+})
+
+async function* streamText(text: string, delay: number, signal: AbortSignal): AsyncGenerator<ModelEvent> {
+  for (const chunk of chunks(text)) {
+    await sleep(delay, signal)
+    yield { type: 'text-delta', text: chunk }
+  }
+}
+
+async function* scriptedStep(request: ModelStepRequest): AsyncGenerator<ModelEvent> {
+  const { signal, messages } = request
+  const last = messages[messages.length - 1]
+
+  // After tool results: report them, as a model would.
+  if (last?.role === 'tool') {
+    const lines = last.content.map((r) =>
+      r.isError
+        ? `The tool \`${r.toolName}\` did not run: ${stringify(r.output)}`
+        : `The tool \`${r.toolName}\` returned:\n\n\`\`\`json\n${stringify(r.output)}\n\`\`\``,
+    )
+    const reply = lines.join('\n\n')
+    yield* streamText(reply, 15, signal)
+    yield { type: 'finish', usage: usage(request, reply) }
+    return
+  }
+
+  const prompt = last?.role === 'user' ? last.content : ''
+  const steering = prompt.startsWith('[Steering note] ')
+
+  const stream = /^\/stream\s+(\d+)(?:\s+(\d+))?\s*$/.exec(prompt)
+  if (stream) {
+    const n = Math.min(Number(stream[1]), 1_000_000)
+    const delay = stream[2] === undefined ? 20 : Number(stream[2])
+    let produced = 0
+    for (let i = 1; i <= n; i++) {
+      if (delay > 0) await sleep(delay, signal)
+      else if (signal.aborted) throw abortError()
+      else if (i % 512 === 0) await new Promise((r) => setImmediate(r))
+      const word = `word${i}${i === n ? '' : ' '}`
+      produced += word.length
+      yield { type: 'text-delta', text: word }
+    }
+    yield { type: 'finish', usage: { input_tokens: 1, output_tokens: Math.ceil(produced / 4) } }
+    return
+  }
+
+  const error = /^\/error(?:\s+([\s\S]*))?$/.exec(prompt)
+  if (error) {
+    await sleep(10, signal)
+    throw new ModelError(error[1]?.trim() || 'The scripted model was asked to fail.')
+  }
+
+  const tool = /^\/tool\s+(\S+)(?:\s+([\s\S]*))?$/.exec(prompt)
+  if (tool) {
+    const name = tool[1]!
+    const input = tool[2]?.trim() || '{}'
+    const toolCallId = `call_${Math.random().toString(36).slice(2, 10)}`
+    yield { type: 'text-delta', text: `Calling \`${name}\`.` }
+    yield { type: 'tool-input-start', toolCallId, toolName: name }
+    for (let i = 0; i < input.length; i += 8) {
+      await sleep(5, signal)
+      yield { type: 'tool-input-delta', toolCallId, text: input.slice(i, i + 8) }
+    }
+    yield { type: 'tool-call', toolCallId, toolName: name, input }
+    yield { type: 'finish', usage: usage(request, input) }
+    return
+  }
+
+  const think = /^\/think\s+([\s\S]*)$/.exec(prompt)
+  if (think) {
+    for (const chunk of chunks(`Considering: ${think[1]!.trim()}`)) {
+      await sleep(10, signal)
+      yield { type: 'reasoning-delta', text: chunk }
+    }
+    const reply = `I thought about **${think[1]!.trim()}**.`
+    yield* streamText(reply, 10, signal)
+    yield { type: 'finish', usage: usage(request, reply) }
+    return
+  }
+
+  const reply = steering
+    ? `Understood — I will follow your steering note:\n\n> ${prompt.slice('[Steering note] '.length)}`
+    : `You said:\n\n${quote(prompt)}\n\nI am the **scripted offline model**: I answer without a network or a key. ` +
+      'Try `/stream 50`, `/tool list_directory {"path":"."}` or `/error something broke`.'
+  yield* streamText(reply, 20, signal)
+  yield { type: 'finish', usage: usage(request, reply) }
+}
+
+function quote(text: string): string {
+  return text
+    .split('\n')
+    .map((l) => `> ${l}`)
+    .join('\n')
+}
+
+function stringify(v: unknown): string {
+  if (typeof v === 'string') return v
+  try {
+    return JSON.stringify(v, null, 2)
+  } catch {
+    return String(v)
+  }
+}
+
+function summarize(messages: ModelMessage[]): string {
+  let users = 0
+  let assistants = 0
+  const topics: string[] = []
+  for (const m of messages) {
+    if (m.role === 'user') {
+      users++
+      if (topics.length < 5) topics.push(m.content.slice(0, 60).replace(/\s+/g, ' '))
+    } else if (m.role === 'assistant') assistants++
+  }
+  const list = topics.map((t) => `- ${t}`).join('\n')
+  return `Summary of ${messages.length} earlier messages (${users} from the user, ${assistants} from the assistant).${list ? `\nTopics:\n${list}` : ''}`
+}

@@ -1,0 +1,63 @@
+/**
+ * The runtime's view of a language model: one model *step* at a time. The runtime executes
+ * tools itself between steps, so approvals and checkpoints always fall between two steps.
+ * The shapes mirror the AI SDK's ModelMessage so provider adapters stay thin.
+ */
+export type ModelMessage =
+  | { role: 'system'; content: string }
+  | { role: 'user'; content: string }
+  | {
+      role: 'assistant'
+      content: Array<
+        | { type: 'text'; text: string }
+        | { type: 'reasoning'; text: string }
+        | { type: 'tool-call'; toolCallId: string; toolName: string; input: unknown }
+      >
+    }
+  | {
+      role: 'tool'
+      content: Array<{ type: 'tool-result'; toolCallId: string; toolName: string; output: unknown; isError: boolean }>
+    }
+
+export interface ToolSpec {
+  name: string
+  description: string
+  /** JSON Schema of the input. */
+  input_schema: Record<string, unknown>
+  read_only: boolean
+}
+
+export interface ModelStepRequest {
+  system: string
+  messages: ModelMessage[]
+  tools: ToolSpec[]
+  signal: AbortSignal
+}
+
+export type ModelEvent =
+  | { type: 'text-delta'; text: string }
+  | { type: 'reasoning-delta'; text: string }
+  | { type: 'tool-input-start'; toolCallId: string; toolName: string }
+  | { type: 'tool-input-delta'; toolCallId: string; text: string }
+  | { type: 'tool-call'; toolCallId: string; toolName: string; input: string }
+  | { type: 'finish'; usage?: { input_tokens: number; output_tokens: number } }
+
+/** A failure the user should read: becomes the turn's one canonical error message. */
+export class ModelError extends Error {
+  constructor(
+    message: string,
+    readonly code: 'model_error' = 'model_error',
+  ) {
+    super(message)
+    this.name = 'ModelError'
+  }
+}
+
+export interface Model {
+  id: string
+  label: string
+  offline: boolean
+  step(request: ModelStepRequest): AsyncIterable<ModelEvent>
+  /** A summary of older context for compact(); deterministic for the scripted model. */
+  summarize(messages: ModelMessage[], signal: AbortSignal): Promise<string>
+}

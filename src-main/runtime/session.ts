@@ -1,0 +1,1318 @@
+import { mkdirSync } from 'node:fs'
+import { ArborError, toErrorShape, type ArborErrorShape } from '../../src-shared/errors'
+import { newId } from '../../src-shared/ids'
+import type {
+  InteractionPart,
+  MessagePart,
+  PendingInteraction,
+  QueuedCommand,
+  Receipt,
+  Remember,
+  SecurityMode,
+  SessionEnv,
+  SessionInfo,
+  SessionMessage,
+  SessionMutation,
+  SessionStatus,
+  SnapshotInfo,
+  ToolCallPart,
+  TurnResult,
+} from '../../src-shared/types'
+import type { Inspection, SystemView } from '../../src-shared/contract'
+import type { CommandRow, SessionRow, SnapshotRow, Store, TurnRow } from '../store'
+import { buildModelMessages, systemPrompt } from './context'
+import type { Model } from './models/types'
+import { ToolError, type ToolRegistry } from './tools'
+
+/** Everything a Session needs from its runtime. */
+export interface SessionDeps {
+  store: Store
+  models: Map<string, Model>
+  tools: ToolRegistry
+  workspaceFor(session_id: string): string
+  /** Sessions were created, removed, renamed or changed state: lists need a refresh. */
+  sessionsChanged(): void
+  /** Called when the session was removed, so the runtime forgets it. */
+  forget(session_id: string): void
+  log(message: string): void
+}
+
+/** Streamed text reaches the store at least this often. */
+export const FLUSH_INTERVAL_MS = 200
+const ALWAYS_ALLOWED_KEY = 'always_allowed_tools'
+const TOOL_TIMEOUT_MS = 60_000
+const MAX_STEPS_PER_TURN = 50
+const FINISHED: TurnRow['status'][] = ['succeeded', 'failed', 'stopped', 'interrupted']
+
+interface ActiveTurn {
+  turn: TurnRow
+  abort: AbortController
+  /** The running drive loop, if any (none while waiting or paused). */
+  loop: Promise<void> | null
+  /** Set after a restart: the next resume starts a new run of the same turn. */
+  needsNewRun: boolean
+  stopping: boolean
+  /** The assistant message being streamed, if any. */
+  streaming: SessionMessage | null
+  lastRequest: { system: string; message_count: number; tools: string[] } | null
+}
+
+const now = () => Date.now()
+
+export class Session {
+  private readonly listeners = new Set<(m: SessionMutation) => void>()
+  private active: ActiveTurn | null = null
+  private pumping = false
+  private removed = false
+  private readonly waiters = new Map<string, Array<(r: TurnResult) => void>>()
+
+  constructor(
+    private readonly deps: SessionDeps,
+    readonly id: string,
+  ) {}
+
+  private get store(): Store {
+    return this.deps.store
+  }
+
+  /** The live row; throws a clear error if the session is gone. */
+  row(): SessionRow {
+    const row = this.store.getSession(this.id)
+    if (!row || this.removed) throw new ArborError('not_found', `Session ${this.id} does not exist (it may have been removed).`)
+    return row
+  }
+
+  /** Like row(), but also refuses archived sessions: for calls that change a session. */
+  private writableRow(): SessionRow {
+    const row = this.row()
+    if (row.archived)
+      throw new ArborError('archived', `Session "${row.title}" is archived. Unarchive it before changing it.`)
+    return row
+  }
+
+  // ---- reading ---------------------------------------------------------------------------
+
+  queue(): QueuedCommand[] {
+    return this.store.listCommands(this.id, ['queued']).map((c) => ({
+      command_id: c.command_id,
+      kind: c.kind,
+      summary: summarizeCommand(c),
+      created_at: c.created_at,
+      ...(c.turn_id ? { turn_id: c.turn_id } : {}),
+    }))
+  }
+
+  state(row = this.row()): SessionInfo['state'] {
+    const status = this.active?.turn.status
+    if (status === 'running') return 'running'
+    if (status === 'waiting') return 'waiting'
+    if (row.paused || status === 'paused') return 'paused'
+    return 'idle'
+  }
+
+  info(row = this.row()): SessionInfo {
+    const info: SessionInfo = {
+      session_id: row.session_id,
+      title: row.title,
+      state: this.state(row),
+      model: row.model,
+      security: row.security,
+      env: { ...row.env, workspace: row.env.workspace ?? this.deps.workspaceFor(this.id) },
+      plugins: row.plugins,
+      archived: row.archived,
+      message_count: row.message_count,
+      created_at: row.created_at,
+      updated_at: row.updated_at,
+      queue: this.queue(),
+    }
+    if (row.parent_session_id)
+      info.parent = {
+        parent_session_id: row.parent_session_id,
+        fork_seq: row.fork_seq,
+        snapshot_id: row.fork_snapshot_id ?? '',
+        ...(row.fork_message_id ? { fork_message_id: row.fork_message_id } : {}),
+      }
+    if (this.active) info.current_turn_id = this.active.turn.turn_id
+    return info
+  }
+
+  status(): SessionStatus {
+    const row = this.row()
+    const queue = this.queue()
+    return {
+      state: this.state(row),
+      queue_length: queue.length,
+      queue,
+      ...(this.active ? { current_turn_id: this.active.turn.turn_id } : {}),
+    }
+  }
+
+  messages(opts: { cursor?: string | null; limit?: number }) {
+    this.row()
+    const limit = opts.limit ?? 50
+    let before: number | undefined
+    if (opts.cursor) {
+      before = Number(opts.cursor)
+      if (!Number.isInteger(before) || before < 0)
+        throw new ArborError('invalid_request', `cursor "${opts.cursor}" is not one this session gave out.`)
+    }
+    const items = this.store.listMessages(this.id, { before_seq: before, limit: limit + 1 })
+    const more = items.length > limit
+    const page = items.slice(0, limit)
+    // Newest-first paging; each page is returned oldest-first for display.
+    return { items: page.reverse(), next_cursor: more ? String(page[0]!.seq) : null }
+  }
+
+  interactions(): PendingInteraction[] {
+    this.row()
+    return this.store.listInteractions(this.id, 'pending').map((r) => ({
+      interaction_id: r.interaction_id,
+      session_id: r.session_id,
+      turn_id: r.turn_id,
+      message_id: r.message_id,
+      part: r.part,
+      created_at: r.created_at,
+    }))
+  }
+
+  capabilities(): string[] {
+    return [
+      'prompt',
+      'stop',
+      'steer',
+      'pause',
+      'fork',
+      'snapshot',
+      'syncshot',
+      'compact',
+      'set.model',
+      'set.security',
+      'set.env',
+      'set.plugins',
+      'tools',
+      'approvals',
+      'questions',
+    ]
+  }
+
+  // ---- subscription ----------------------------------------------------------------------
+
+  /** Live mutations from now on (no replay). Returns the unsubscribe function. */
+  subscribe(listener: (m: SessionMutation) => void): () => void {
+    this.row()
+    this.listeners.add(listener)
+    return () => this.listeners.delete(listener)
+  }
+
+  private publish(mutation: SessionMutation): void {
+    for (const l of this.listeners) {
+      try {
+        l(mutation)
+      } catch (err) {
+        this.deps.log(`A subscriber of ${this.id} threw: ${String(err)}`)
+      }
+    }
+  }
+
+  private publishInfo(): void {
+    if (this.removed) return
+    this.publish({ variant: 'session', session_id: this.id, info: this.info() })
+    this.deps.sessionsChanged()
+  }
+
+  // ---- messages: persist first, then publish ---------------------------------------------
+
+  private append(message: Omit<SessionMessage, 'seq' | 'message_id' | 'session_id' | 'revision' | 'created_at' | 'updated_at'>): SessionMessage {
+    const t = now()
+    const saved = this.store.insertMessage({
+      message_id: newId('msg'),
+      session_id: this.id,
+      revision: 1,
+      created_at: t,
+      updated_at: t,
+      ...message,
+    })
+    this.publish({ variant: 'message', session_id: this.id, message: saved })
+    return saved
+  }
+
+  /** Bumps the revision, persists, then publishes the whole message (or one part of it). */
+  private save(message: SessionMessage, changedParts?: MessagePart[]): void {
+    message.revision += 1
+    message.updated_at = now()
+    this.store.updateMessage(message)
+    if (changedParts)
+      for (const part of changedParts)
+        this.publish({
+          variant: 'part',
+          session_id: this.id,
+          message_id: message.message_id,
+          revision: message.revision,
+          type: part.type,
+          part: structuredClone(part),
+        })
+    else this.publish({ variant: 'message', session_id: this.id, message: structuredClone(message) })
+  }
+
+  private textMessage(role: SessionMessage['role'], kind: SessionMessage['kind'], text: string, turn_id?: string, error_code?: string) {
+    return this.append({
+      role,
+      kind,
+      status: 'complete',
+      parts: [{ type: 'text', part_id: newId('prt'), text }],
+      ...(turn_id ? { turn_id } : {}),
+      ...(error_code ? { error_code } : {}),
+    })
+  }
+
+  // ---- the FIFO --------------------------------------------------------------------------
+
+  private enqueue(kind: CommandRow['kind'], payload: Record<string, unknown>, turn_id: string | null = null): CommandRow {
+    const cmd: CommandRow = {
+      command_id: newId('cmd'),
+      session_id: this.id,
+      kind,
+      payload,
+      status: 'queued',
+      turn_id,
+      created_at: now(),
+    }
+    return this.store.transaction(() => {
+      const saved = this.store.enqueueCommand(cmd)
+      if (turn_id)
+        this.store.saveTurn({
+          turn_id,
+          session_id: this.id,
+          command_id: cmd.command_id,
+          status: 'queued',
+          run_id: null,
+          runs: [],
+          steps: 0,
+          input_tokens: 0,
+          output_tokens: 0,
+          result: null,
+          created_at: cmd.created_at,
+          updated_at: cmd.created_at,
+        })
+      return saved
+    })
+  }
+
+  prompt(query: string): { id: string; command_id: string; finished: Promise<TurnResult> } {
+    this.writableRow()
+    const turn_id = newId('turn')
+    const cmd = this.enqueue('prompt', { query }, turn_id)
+    this.publishInfo()
+    void this.pump()
+    return { id: turn_id, command_id: cmd.command_id, finished: this.waitTurn(turn_id) }
+  }
+
+  set(changes: { model?: string; security?: SecurityMode; env?: SessionEnv; plugins?: string[] }): Receipt {
+    this.writableRow()
+    if (changes.model !== undefined && !this.deps.models.has(changes.model))
+      throw new ArborError(
+        'invalid_request',
+        `Unknown model "${changes.model}". Available: ${[...this.deps.models.keys()].join(', ')}.`,
+      )
+    if (Object.values(changes).every((v) => v === undefined))
+      throw new ArborError('invalid_request', 'set() needs at least one of model, security, env or plugins.')
+    const cmd = this.enqueue('set', changes)
+    this.publishInfo()
+    void this.pump()
+    return { command_id: cmd.command_id, status: 'queued' }
+  }
+
+  compact(): Receipt {
+    this.writableRow()
+    const cmd = this.enqueue('compact', {})
+    this.publishInfo()
+    void this.pump()
+    return { command_id: cmd.command_id, status: 'queued' }
+  }
+
+  steer(text: string): Receipt {
+    this.writableRow()
+    const cmd = this.enqueue('steer', { text })
+    this.publishInfo()
+    void this.pump()
+    const detail = this.active
+      ? 'It will be shown to the model at the next step checkpoint of the running turn.'
+      : 'It will be shown to the model at the start of the next turn.'
+    return { command_id: cmd.command_id, status: 'queued', detail }
+  }
+
+  unqueue(command_id: string): { removed: boolean } {
+    this.row()
+    const cmd = this.store.getCommand(command_id)
+    if (!cmd || cmd.session_id !== this.id)
+      throw new ArborError('not_found', `No queued command ${command_id} in this session.`)
+    if (cmd.status !== 'queued')
+      throw new ArborError('conflict', `Command ${command_id} has already ${cmd.status === 'cancelled' ? 'been removed' : 'started'}.`)
+    const result: TurnResult = {
+      success: false,
+      error: { code: 'stopped', message: 'Removed from the queue before it started.' },
+    }
+    this.store.transaction(() => {
+      this.store.setCommandStatus(command_id, 'cancelled')
+      if (cmd.turn_id) this.updateTurnRow(cmd.turn_id, { status: 'stopped', result })
+    })
+    if (cmd.turn_id) this.resolveWaiters(cmd.turn_id, result)
+    this.publishInfo()
+    return { removed: true }
+  }
+
+  private updateTurnRow(turn_id: string, patch: Partial<TurnRow>): void {
+    const turn = this.store.getTurn(turn_id)
+    if (turn) this.store.saveTurn({ ...turn, ...patch, updated_at: now() })
+  }
+
+  /** Runs queued commands while no turn is active; a prompt starts a turn. */
+  private async pump(): Promise<void> {
+    if (this.pumping || this.removed) return
+    this.pumping = true
+    try {
+      while (!this.active && !this.removed) {
+        const row = this.store.getSession(this.id)
+        if (!row || row.paused || row.archived) break
+        const next = this.store.listCommands(this.id, ['queued'])[0]
+        if (!next) break
+        if (next.kind === 'prompt') this.startTurn(next)
+        else await this.applyCommand(next, new AbortController().signal)
+      }
+    } catch (err) {
+      this.deps.log(`Session ${this.id}: the queue stopped on an error: ${String(err)}`)
+    } finally {
+      this.pumping = false
+    }
+  }
+
+  /** At a model-step checkpoint: apply set / compact / steer up to the next prompt. */
+  private async applyCheckpointCommands(signal: AbortSignal): Promise<void> {
+    for (;;) {
+      const next = this.store.listCommands(this.id, ['queued'])[0]
+      if (!next || next.kind === 'prompt' || signal.aborted) return
+      await this.applyCommand(next, signal)
+    }
+  }
+
+  /**
+   * Applies one non-prompt command: change the domain state, then persist the Action message,
+   * then publish. If the Action message cannot be persisted the change stays and no success
+   * mutation is published.
+   */
+  private async applyCommand(cmd: CommandRow, signal: AbortSignal): Promise<void> {
+    this.store.setCommandStatus(cmd.command_id, 'active')
+    const turn_id = this.active?.turn.turn_id
+    try {
+      const actions: string[] = []
+      if (cmd.kind === 'set') {
+        const p = cmd.payload as { model?: string; security?: SecurityMode; env?: SessionEnv; plugins?: string[] }
+        const row = this.row()
+        const patch: Partial<SessionRow> = {}
+        if (p.model !== undefined && p.model !== row.model) {
+          patch.model = p.model
+          actions.push(`Model changed to ${this.deps.models.get(p.model)?.label ?? p.model}`)
+        }
+        if (p.security !== undefined && p.security !== row.security) {
+          patch.security = p.security
+          actions.push(`Approval mode changed to ${securityLabel(p.security)}`)
+        }
+        if (p.env !== undefined) {
+          patch.env = { ...row.env, ...p.env }
+          if (p.env.workspace) mkdirSync(p.env.workspace, { recursive: true })
+          actions.push(`Environment updated${p.env.workspace ? `: workspace ${p.env.workspace}` : ''}`)
+        }
+        if (p.plugins !== undefined) {
+          patch.plugins = p.plugins
+          actions.push(`Plugins set to ${p.plugins.length ? p.plugins.join(', ') : 'none'}`)
+        }
+        if (Object.keys(patch).length) this.store.updateSession(this.id, { ...patch, updated_at: now() })
+      } else if (cmd.kind === 'compact') {
+        const row = this.row()
+        const history = this.store.contextMessages(this.id, row.context_from_seq)
+        const model = this.model(row)
+        const summaryText = await model.summarize(buildModelMessages(history), signal)
+        const summary = this.append({
+          role: 'system',
+          kind: 'summary',
+          status: 'complete',
+          parts: [{ type: 'text', part_id: newId('prt'), text: summaryText }],
+          ...(turn_id ? { turn_id } : {}),
+        })
+        this.store.updateSession(this.id, { context_from_seq: summary.seq, updated_at: now() })
+        actions.push(`Compacted ${history.length} messages into a summary`)
+      } else if (cmd.kind === 'steer') {
+        const text = String(cmd.payload.text)
+        this.append({
+          role: 'user',
+          kind: 'steer',
+          status: 'complete',
+          parts: [{ type: 'text', part_id: newId('prt'), text }],
+          ...(turn_id ? { turn_id } : {}),
+        })
+      }
+      this.store.setCommandStatus(cmd.command_id, 'done')
+      try {
+        for (const a of actions) this.textMessage('system', 'action', a, turn_id)
+      } catch (err) {
+        // The change stands; only its record failed. Say so in the log, publish no success.
+        this.deps.log(`Session ${this.id}: could not record the Action message (${String(err)}); the change stays.`)
+        return
+      }
+      this.checkpoint(cmd.kind === 'steer' ? 'steer' : 'command')
+      this.publishInfo()
+    } catch (err) {
+      this.store.setCommandStatus(cmd.command_id, 'done')
+      this.deps.log(`Session ${this.id}: command ${cmd.kind} failed: ${String(err)}`)
+      if (!(err instanceof Error && err.name === 'AbortError'))
+        this.textMessage('system', 'error', `Could not apply ${cmd.kind}: ${toErrorShape(err).message}`, turn_id, 'internal')
+      this.publishInfo()
+    }
+  }
+
+  // ---- turns -----------------------------------------------------------------------------
+
+  waitTurn(turn_id: string): Promise<TurnResult> {
+    const turn = this.store.getTurn(turn_id)
+    if (!turn || turn.session_id !== this.id)
+      return Promise.reject(new ArborError('not_found', `No turn ${turn_id} in session ${this.id}.`))
+    if (FINISHED.includes(turn.status)) return Promise.resolve(turn.result ?? { success: turn.status === 'succeeded' })
+    return new Promise((resolve) => {
+      const list = this.waiters.get(turn_id) ?? []
+      list.push(resolve)
+      this.waiters.set(turn_id, list)
+    })
+  }
+
+  private resolveWaiters(turn_id: string, result: TurnResult): void {
+    for (const w of this.waiters.get(turn_id) ?? []) w(result)
+    this.waiters.delete(turn_id)
+  }
+
+  private model(row: SessionRow): Model {
+    const model = this.deps.models.get(row.model)
+    if (!model)
+      throw new ArborError('model_error', `The model "${row.model}" is not available. Choose another model in the session header.`)
+    return model
+  }
+
+  private startTurn(cmd: CommandRow): void {
+    const turn = this.store.getTurn(cmd.turn_id!)!
+    const run_id = newId('run')
+    Object.assign(turn, { status: 'running', run_id, runs: [...turn.runs, run_id], updated_at: now() })
+    this.store.transaction(() => {
+      this.store.setCommandStatus(cmd.command_id, 'active')
+      this.store.saveTurn(turn)
+    })
+    this.active = {
+      turn,
+      abort: new AbortController(),
+      loop: null,
+      needsNewRun: false,
+      stopping: false,
+      streaming: null,
+      lastRequest: null,
+    }
+    // The user message is persisted when its turn starts, so history reads in execution order.
+    this.textMessage('user', 'text', String(cmd.payload.query), turn.turn_id)
+    this.publishInfo()
+    this.active.loop = this.drive(this.active)
+  }
+
+  /** The turn loop: checkpoint → (tools | model step) → … until a step ends without tool calls. */
+  private async drive(a: ActiveTurn): Promise<void> {
+    try {
+      for (;;) {
+        await this.applyCheckpointCommands(a.abort.signal)
+        if (a.abort.signal.aborted) return
+        if (this.row().paused) {
+          this.setTurnStatus(a, 'paused')
+          a.loop = null
+          return
+        }
+        const last = this.lastAssistant(a.turn.turn_id)
+        const calls = last ? last.parts.filter((p): p is ToolCallPart => p.type === 'tool_call') : []
+        if (last && calls.length === 0) return this.finish(a, 'succeeded', { success: true })
+        if (calls.some((c) => c.status === 'pending_approval' || c.status === 'approved')) {
+          const waiting = await this.resolveTools(a, last!)
+          if (waiting) {
+            this.setTurnStatus(a, 'waiting')
+            a.loop = null
+            return
+          }
+          continue
+        }
+        if (a.turn.steps >= MAX_STEPS_PER_TURN)
+          throw new ArborError('model_error', `The turn reached its limit of ${MAX_STEPS_PER_TURN} model steps and was ended.`)
+        const produced = await this.modelStep(a)
+        if (!produced) return this.finish(a, 'succeeded', { success: true })
+      }
+    } catch (err) {
+      if (a.abort.signal.aborted) return // stop() finishes the turn
+      const error = errorFor(err)
+      try {
+        this.textMessage('assistant', 'error', error.message, a.turn.turn_id, error.code)
+      } catch (persistErr) {
+        this.deps.log(`Session ${this.id}: could not persist the error message: ${String(persistErr)}`)
+      }
+      this.finish(a, 'failed', { success: false, error })
+    }
+  }
+
+  private setTurnStatus(a: ActiveTurn, status: TurnRow['status']): void {
+    a.turn.status = status
+    a.turn.updated_at = now()
+    this.store.saveTurn(a.turn)
+    this.publishInfo()
+  }
+
+  private lastAssistant(turn_id: string): SessionMessage | undefined {
+    return this.store
+      .listMessages(this.id, { limit: 200 })
+      .find((m) => m.turn_id === turn_id && m.role === 'assistant' && m.kind === 'text')
+  }
+
+  private finish(a: ActiveTurn, status: TurnRow['status'], result: TurnResult): void {
+    if (this.active !== a) return
+    a.turn.status = status
+    a.turn.result = result
+    a.turn.updated_at = now()
+    this.store.transaction(() => {
+      this.store.saveTurn(a.turn)
+      if (a.turn.command_id) this.store.setCommandStatus(a.turn.command_id, 'done')
+    })
+    this.active = null
+    try {
+      this.checkpoint('turn_end', a.turn.turn_id)
+    } catch (err) {
+      this.deps.log(`Session ${this.id}: checkpoint after the turn failed: ${String(err)}`)
+    }
+    this.resolveWaiters(a.turn.turn_id, result)
+    this.publishInfo()
+    void this.pump()
+  }
+
+  /** One model step, streamed into one assistant message. */
+  private async modelStep(a: ActiveTurn): Promise<boolean> {
+    const row = this.row()
+    const model = this.model(row)
+    const tools = this.deps.tools.list()
+    const system = systemPrompt({
+      workspace: this.workspace(row),
+      tools,
+      security: row.security,
+      ...(row.env.variables ? { variables: row.env.variables } : {}),
+    })
+    const messages = buildModelMessages(this.store.contextMessages(this.id, row.context_from_seq))
+    a.lastRequest = { system, message_count: messages.length, tools: tools.map((t) => t.name) }
+    a.turn.steps += 1
+    this.store.saveTurn(a.turn)
+
+    let msg: SessionMessage | null = null
+    let dirty = false
+    const flush = setInterval(() => {
+      if (msg && dirty) {
+        this.store.updateMessage(msg)
+        dirty = false
+      }
+    }, FLUSH_INTERVAL_MS)
+    const ensure = (): SessionMessage => {
+      if (!msg) {
+        msg = this.append({ role: 'assistant', kind: 'text', status: 'streaming', parts: [], turn_id: a.turn.turn_id })
+        a.streaming = msg
+      }
+      return msg
+    }
+    const addPart = (part: MessagePart) => {
+      const m = ensure()
+      m.parts.push(part)
+      this.store.updateMessage(m)
+      this.publish({
+        variant: 'part',
+        session_id: this.id,
+        message_id: m.message_id,
+        revision: m.revision,
+        type: part.type,
+        part: structuredClone(part),
+      })
+      return part
+    }
+    const appendText = (type: 'text' | 'reasoning', text: string) => {
+      const m = ensure()
+      let part = m.parts[m.parts.length - 1]
+      if (!part || part.type !== type) part = addPart({ type, part_id: newId('prt'), text: '' })
+      const p = part as { text: string; part_id: string }
+      const offset = p.text.length
+      p.text += text
+      dirty = true
+      this.publish({ variant: 'delta', session_id: this.id, message_id: m.message_id, part_id: p.part_id, field: 'text', offset, text })
+    }
+    const calls = new Map<string, ToolCallPart>()
+    try {
+      for await (const ev of model.step({ system, messages, tools: this.deps.tools.specs(), signal: a.abort.signal })) {
+        if (a.abort.signal.aborted) break
+        switch (ev.type) {
+          case 'text-delta':
+          case 'reasoning-delta':
+            if (ev.text) appendText(ev.type === 'text-delta' ? 'text' : 'reasoning', ev.text)
+            break
+          case 'tool-input-start': {
+            const part = addPart({
+              type: 'tool_call',
+              part_id: newId('prt'),
+              tool_call_id: ev.toolCallId,
+              name: ev.toolName,
+              input_text: '',
+              status: 'streaming_input',
+            }) as ToolCallPart
+            calls.set(ev.toolCallId, part)
+            break
+          }
+          case 'tool-input-delta': {
+            const part = calls.get(ev.toolCallId)
+            if (!part) break
+            const offset = part.input_text.length
+            part.input_text += ev.text
+            dirty = true
+            this.publish({
+              variant: 'delta',
+              session_id: this.id,
+              message_id: msg!.message_id,
+              part_id: part.part_id,
+              field: 'input',
+              offset,
+              text: ev.text,
+            })
+            break
+          }
+          case 'tool-call': {
+            let part = calls.get(ev.toolCallId)
+            if (!part) {
+              part = addPart({
+                type: 'tool_call',
+                part_id: newId('prt'),
+                tool_call_id: ev.toolCallId,
+                name: ev.toolName,
+                input_text: '',
+                status: 'streaming_input',
+              }) as ToolCallPart
+              calls.set(ev.toolCallId, part)
+            }
+            part.input_text = ev.input
+            this.gate(a, msg!, part)
+            break
+          }
+          case 'finish':
+            if (ev.usage) {
+              a.turn.input_tokens += ev.usage.input_tokens
+              a.turn.output_tokens += ev.usage.output_tokens
+            }
+            break
+        }
+      }
+      if (a.abort.signal.aborted) throw abortError()
+      const m = msg as SessionMessage | null
+      if (m) {
+        m.status = 'complete'
+        this.save(m)
+      }
+      a.streaming = null
+      this.store.saveTurn(a.turn)
+      this.checkpoint('step', a.turn.turn_id, a.turn.steps)
+      return m !== null
+    } catch (err) {
+      const m = msg as SessionMessage | null
+      if (m) {
+        // Partial output stays: cancelled by stop(), or kept as it was when the model failed.
+        m.status = a.abort.signal.aborted ? 'cancelled' : 'complete'
+        for (const p of m.parts)
+          if (p.type === 'tool_call' && (p.status === 'streaming_input' || p.status === 'approved')) p.status = 'cancelled'
+        this.save(m)
+      }
+      a.streaming = null
+      throw err
+    } finally {
+      clearInterval(flush)
+    }
+  }
+
+  /**
+   * Decides a freshly called tool: runs it automatically, asks for approval (a persisted
+   * pending interaction), or fails it back to the model.
+   */
+  private gate(a: ActiveTurn, msg: SessionMessage, call: ToolCallPart): void {
+    const row = this.row()
+    const tool = this.deps.tools.get(call.name)
+    let input: Record<string, unknown> | undefined
+    try {
+      const parsed: unknown = JSON.parse(call.input_text || '{}')
+      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) input = parsed as Record<string, unknown>
+    } catch {
+      /* reported below */
+    }
+    if (!tool) {
+      Object.assign(call, { status: 'error', error: `There is no tool named "${call.name}".` })
+    } else if (!input) {
+      Object.assign(call, { status: 'error', error: `The input for ${call.name} is not a JSON object: ${call.input_text.slice(0, 200)}` })
+    } else {
+      call.input = input
+      const missing = ((tool.input_schema.required as string[] | undefined) ?? []).filter((k) => !(k in input!))
+      if (missing.length) {
+        Object.assign(call, { status: 'error', error: `${call.name} needs ${missing.join(', ')}.` })
+      } else if (tool.kind === 'question') {
+        this.createInteraction(a, msg, call, {
+          kind: 'question',
+          question: typeof input.question === 'string' ? input.question : JSON.stringify(input),
+        })
+      } else if (this.autoApproved(row, tool.name, tool.read_only)) {
+        call.status = 'approved'
+      } else {
+        this.createInteraction(a, msg, call, { kind: 'approval', description: tool.describe(input) })
+      }
+    }
+    this.store.updateMessage(msg)
+    this.publish({
+      variant: 'part',
+      session_id: this.id,
+      message_id: msg.message_id,
+      revision: msg.revision,
+      type: 'tool_call',
+      part: structuredClone(call),
+    })
+  }
+
+  private autoApproved(row: SessionRow, name: string, readOnly: boolean): boolean {
+    if (row.security === 'auto') return true
+    if (row.security === 'auto_read' && readOnly) return true
+    if (row.allowed_tools.includes(name)) return true
+    return this.alwaysAllowed().includes(name)
+  }
+
+  private alwaysAllowed(): string[] {
+    return JSON.parse(this.store.getSetting(ALWAYS_ALLOWED_KEY) ?? '[]') as string[]
+  }
+
+  private createInteraction(
+    a: ActiveTurn,
+    msg: SessionMessage,
+    call: ToolCallPart,
+    extra: Pick<InteractionPart, 'kind' | 'description' | 'question'>,
+  ): void {
+    const t = now()
+    const part: InteractionPart = {
+      type: 'interaction',
+      part_id: newId('prt'),
+      interaction_id: newId('int'),
+      status: 'pending',
+      tool_call_id: call.tool_call_id,
+      tool_name: call.name,
+      input: call.input,
+      ...extra,
+    }
+    call.status = 'pending_approval'
+    call.interaction_id = part.interaction_id
+    msg.parts.push(part)
+    this.store.transaction(() => {
+      this.store.updateMessage(msg)
+      this.store.saveInteraction({
+        interaction_id: part.interaction_id,
+        session_id: this.id,
+        turn_id: a.turn.turn_id,
+        message_id: msg.message_id,
+        status: 'pending',
+        part,
+        created_at: t,
+        updated_at: t,
+      })
+    })
+    this.publish({
+      variant: 'part',
+      session_id: this.id,
+      message_id: msg.message_id,
+      revision: msg.revision,
+      type: 'interaction',
+      part: structuredClone(part),
+    })
+  }
+
+  /** Runs the approved calls of a step in order. Returns true while approvals are pending. */
+  private async resolveTools(a: ActiveTurn, msg: SessionMessage): Promise<boolean> {
+    const calls = msg.parts.filter((p): p is ToolCallPart => p.type === 'tool_call')
+    if (calls.some((c) => c.status === 'pending_approval')) return true
+    const row = this.row()
+    for (const call of calls) {
+      if (call.status !== 'approved') continue
+      if (a.abort.signal.aborted) throw abortError()
+      const tool = this.deps.tools.get(call.name)!
+      call.status = 'running'
+      this.save(msg, [call])
+      try {
+        const output = await withTimeout(
+          tool.execute(call.input as Record<string, unknown>, { workspace: this.workspace(row), signal: a.abort.signal }),
+          TOOL_TIMEOUT_MS,
+          `${call.name} did not finish within ${TOOL_TIMEOUT_MS / 1000} s.`,
+        )
+        Object.assign(call, { status: 'done', output })
+      } catch (err) {
+        if (a.abort.signal.aborted) {
+          call.status = 'cancelled'
+          this.save(msg, [call])
+          throw abortError()
+        }
+        const message = err instanceof ToolError ? err.message : `${call.name} failed: ${toErrorShape(err).message}`
+        Object.assign(call, { status: 'error', error: message })
+      }
+      this.save(msg, [call])
+    }
+    return false
+  }
+
+  private workspace(row: SessionRow): string {
+    const dir = row.env.workspace ?? this.deps.workspaceFor(this.id)
+    mkdirSync(dir, { recursive: true })
+    return dir
+  }
+
+  // ---- respond / stop / pause / run ------------------------------------------------------
+
+  respond(req: { interaction_id: string; decision?: 'approve' | 'deny'; remember?: Remember; reason?: string; answer?: string }) {
+    const row = this.row()
+    const rec = this.store.getInteraction(req.interaction_id)
+    if (!rec || rec.session_id !== this.id)
+      throw new ArborError('not_found', `No interaction ${req.interaction_id} in this session.`)
+    if (rec.status !== 'pending')
+      throw new ArborError('conflict', `Interaction ${req.interaction_id} is already ${rec.status}; it cannot be answered again.`)
+    const part = rec.part
+    if (part.kind === 'approval' && !req.decision)
+      throw new ArborError('invalid_request', 'This is a tool approval: answer with decision "approve" or "deny".')
+    if (part.kind === 'question' && req.answer === undefined && req.decision !== 'deny')
+      throw new ArborError('invalid_request', 'This is a question: answer with `answer` (or decision "deny" to decline).')
+    const msg = this.store.getMessage(rec.message_id)
+    if (!msg) throw new ArborError('not_found', `The message of interaction ${req.interaction_id} is gone.`)
+
+    const approved = part.kind === 'approval' ? req.decision === 'approve' : req.decision !== 'deny'
+    const updated: InteractionPart = {
+      ...part,
+      status: part.kind === 'question' ? (approved ? 'answered' : 'denied') : approved ? 'approved' : 'denied',
+      ...(req.remember ? { remember: req.remember } : {}),
+      ...(req.reason ? { reason: req.reason } : {}),
+      ...(req.answer !== undefined ? { answer: req.answer } : {}),
+    }
+    const call = msg.parts.find((p): p is ToolCallPart => p.type === 'tool_call' && p.tool_call_id === part.tool_call_id)
+    if (call) {
+      if (part.kind === 'question' && approved) Object.assign(call, { status: 'done', output: { answer: req.answer } })
+      else if (approved) call.status = 'approved'
+      else
+        Object.assign(call, {
+          status: 'denied',
+          error: `The user denied this ${part.kind === 'question' ? 'question' : 'tool call'}${req.reason ? `: ${req.reason}` : '.'}`,
+        })
+    }
+    msg.parts = msg.parts.map((p) => (p.type === 'interaction' && p.interaction_id === part.interaction_id ? updated : p))
+    msg.revision += 1
+    msg.updated_at = now()
+    this.store.transaction(() => {
+      this.store.updateMessage(msg)
+      this.store.saveInteraction({ ...rec, status: updated.status, part: updated, updated_at: msg.updated_at })
+      if (approved && part.kind === 'approval' && part.tool_name) {
+        if (req.remember === 'session' && !row.allowed_tools.includes(part.tool_name))
+          this.store.updateSession(this.id, { allowed_tools: [...row.allowed_tools, part.tool_name] })
+        if (req.remember === 'always_for_tool') {
+          const always = this.alwaysAllowed()
+          if (!always.includes(part.tool_name))
+            this.store.setSetting(ALWAYS_ALLOWED_KEY, JSON.stringify([...always, part.tool_name]))
+        }
+      }
+    })
+    for (const p of call ? [updated, call] : [updated])
+      this.publish({
+        variant: 'part',
+        session_id: this.id,
+        message_id: msg.message_id,
+        revision: msg.revision,
+        type: p.type,
+        part: structuredClone(p),
+      })
+    // Not queued: resume the waiting turn at once when nothing else is pending.
+    const a = this.active
+    if (a && a.turn.turn_id === rec.turn_id && a.turn.status === 'waiting' && this.pendingOf(a.turn.turn_id) === 0)
+      this.resume(a)
+    return { interaction_id: rec.interaction_id, status: updated.status }
+  }
+
+  private pendingOf(turn_id: string): number {
+    return this.store.listInteractions(this.id, 'pending').filter((i) => i.turn_id === turn_id).length
+  }
+
+  /** Continues a waiting or paused turn; a new run after a restart. */
+  private resume(a: ActiveTurn): void {
+    if (a.needsNewRun) {
+      const run_id = newId('run')
+      a.turn.run_id = run_id
+      a.turn.runs = [...a.turn.runs, run_id]
+      a.needsNewRun = false
+    }
+    this.setTurnStatus(a, 'running')
+    a.loop = this.drive(a)
+  }
+
+  async stop(): Promise<{ stopped: boolean; turn_id?: string }> {
+    this.row()
+    const a = this.active
+    if (!a || a.stopping) return { stopped: false }
+    a.stopping = true
+    a.abort.abort()
+    this.cancelInteractions(a.turn.turn_id)
+    if (a.loop) await a.loop.catch(() => undefined)
+    this.finish(a, 'stopped', { success: false, error: { code: 'stopped', message: 'Stopped by the user.' } })
+    return { stopped: true, turn_id: a.turn.turn_id }
+  }
+
+  private cancelInteractions(turn_id: string): void {
+    for (const rec of this.store.listInteractions(this.id, 'pending').filter((i) => i.turn_id === turn_id)) {
+      const msg = this.store.getMessage(rec.message_id)
+      const part: InteractionPart = { ...rec.part, status: 'cancelled' }
+      this.store.saveInteraction({ ...rec, status: 'cancelled', part, updated_at: now() })
+      if (!msg) continue
+      msg.parts = msg.parts.map((p) => {
+        if (p.type === 'interaction' && p.interaction_id === rec.interaction_id) return part
+        if (p.type === 'tool_call' && p.tool_call_id === rec.part.tool_call_id) return { ...p, status: 'cancelled' as const }
+        return p
+      })
+      this.save(msg)
+    }
+  }
+
+  pause(): Receipt {
+    const row = this.writableRow()
+    if (!row.paused) this.store.updateSession(this.id, { paused: true, updated_at: now() })
+    const a = this.active
+    const pausing = a?.turn.status === 'running'
+    this.publishInfo()
+    return pausing
+      ? { status: 'pausing', detail: 'The turn will halt at its next step boundary.' }
+      : { status: 'paused', detail: a?.turn.status === 'waiting' ? 'The turn is waiting for an interaction; it will halt after it.' : undefined }
+  }
+
+  run(steering?: string): Receipt {
+    this.writableRow()
+    let command_id: string | undefined
+    if (steering) command_id = this.enqueue('steer', { text: steering }).command_id
+    this.store.updateSession(this.id, { paused: false, updated_at: now() })
+    const a = this.active
+    if (a && a.turn.status === 'paused') {
+      a.needsNewRun = true
+      this.resume(a)
+    } else void this.pump()
+    this.publishInfo()
+    return { status: 'running', ...(command_id ? { command_id } : {}) }
+  }
+
+  // ---- checkpoints, fork -----------------------------------------------------------------
+
+  private snapshotState(row: SessionRow, last_message_id: string | null) {
+    return {
+      title: row.title,
+      model: row.model,
+      security: row.security,
+      env: row.env,
+      plugins: row.plugins,
+      context_from_seq: row.context_from_seq,
+      visible_from_seq: row.visible_from_seq,
+      last_message_id,
+    }
+  }
+
+  /** Commits an immutable snapshot at the current head, naming the head it expects. */
+  private checkpoint(reason: string, turn_id?: string, step?: number, extra?: { system_prompt?: string }): SnapshotRow {
+    const row = this.row()
+    const last = this.store.listMessages(this.id, { limit: 1 })[0]
+    return this.store.commit_session_snapshot({
+      session_id: this.id,
+      expected_snapshot_id: row.head_snapshot_id,
+      head_seq: row.last_seq,
+      reason,
+      ...(turn_id ? { turn_id } : {}),
+      ...(step !== undefined ? { step } : {}),
+      state: { ...this.snapshotState(row, last?.message_id ?? null), ...extra },
+    })
+  }
+
+  snapshot(): SnapshotInfo {
+    const row = this.row()
+    const head = row.head_snapshot_id ? this.store.getSnapshot(row.head_snapshot_id) : undefined
+    const current = head && head.head_seq === row.last_seq && !this.active
+    return publicSnapshot(current ? head : this.checkpoint('manual'))
+  }
+
+  snapshots(limit: number): SnapshotInfo[] {
+    this.row()
+    return this.store.listSnapshots(this.id, limit).map(publicSnapshot)
+  }
+
+  syncshot(): SnapshotInfo {
+    const row = this.writableRow()
+    const view = this.system()
+    mkdirSync(this.workspace(row), { recursive: true })
+    return publicSnapshot(this.checkpoint('syncshot', undefined, undefined, { system_prompt: view.system_prompt }))
+  }
+
+  system(): SystemView {
+    const row = this.row()
+    const tools = this.deps.tools.list()
+    const workspace = row.env.workspace ?? this.deps.workspaceFor(this.id)
+    return {
+      system_prompt: systemPrompt({ workspace, tools, security: row.security, ...(row.env.variables ? { variables: row.env.variables } : {}) }),
+      tools: tools.map((t) => ({ name: t.name, description: t.description, read_only: t.read_only })),
+      workspace,
+      model: row.model,
+      security: row.security,
+    }
+  }
+
+  /** The first seq that a fork may not include: messages of a turn still in flight can change. */
+  private mutableFrom(): number {
+    if (!this.active) return Number.MAX_SAFE_INTEGER
+    const mine = this.store
+      .listMessages(this.id, { limit: 200 })
+      .filter((m) => m.turn_id === this.active!.turn.turn_id && m.role !== 'user')
+    return mine.length ? Math.min(...mine.map((m) => m.seq)) : Number.MAX_SAFE_INTEGER
+  }
+
+  fork(req: { message_id?: string; snapshot_id?: string; operation_id?: string }, child_id: string): SessionRow {
+    const row = this.row()
+    if (req.message_id && req.snapshot_id)
+      throw new ArborError('invalid_request', 'fork() takes message_id or snapshot_id, not both.')
+    if (req.operation_id) {
+      const existing = this.store.findFork(this.id, req.operation_id)
+      if (existing) return existing
+    }
+    const mutableFrom = this.mutableFrom()
+    let source: SnapshotRow
+    let fork_seq: number
+    let fork_message_id: string | null
+    if (req.snapshot_id) {
+      const snap = this.store.getSnapshot(req.snapshot_id)
+      if (!snap || snap.session_id !== this.id)
+        throw new ArborError('not_found', `No snapshot ${req.snapshot_id} in this session.`)
+      source = snap
+      fork_seq = snap.head_seq
+      fork_message_id = snap.state.last_message_id
+    } else {
+      const head = row.head_snapshot_id ? this.store.getSnapshot(row.head_snapshot_id) : undefined
+      source = head ?? this.checkpoint('fork_source')
+      if (req.message_id) {
+        const m = this.store.getMessage(req.message_id)
+        const visible = m && this.store.listMessages(this.id, { before_seq: m.seq + 1, limit: 1 })[0]
+        if (!m || !visible || visible.message_id !== m.message_id)
+          throw new ArborError('not_found', `No message ${req.message_id} in this session.`)
+        fork_seq = m.seq
+        fork_message_id = m.message_id
+      } else {
+        fork_seq = Math.min(row.last_seq, mutableFrom - 1)
+        fork_message_id = this.store.listMessages(this.id, { before_seq: fork_seq + 1, limit: 1 })[0]?.message_id ?? null
+      }
+    }
+    if (fork_seq >= mutableFrom)
+      throw new ArborError('conflict', 'That point is inside the turn that is still running; fork from it once the turn ends.')
+    if (!this.store.verifySnapshot(source))
+      throw new ArborError(
+        'integrity_failed',
+        `Snapshot ${source.snapshot_id} failed its integrity check (its content no longer matches its hash); refusing to fork from it.`,
+      )
+    const state = { ...source.state, ...(req.snapshot_id ? {} : this.snapshotState(row, fork_message_id)) }
+    try {
+      return this.store.forkSession({
+        parent: row,
+        child_session_id: child_id,
+        fork_seq,
+        fork_message_id,
+        source_snapshot: { ...source, state },
+        operation_id: req.operation_id ?? null,
+        title: `${row.title} (fork)`,
+        now: now(),
+      })
+    } catch (err) {
+      // Two forks with one operation_id raced: the unique index kept one; return it.
+      const existing = req.operation_id && this.store.findFork(this.id, req.operation_id)
+      if (existing) return existing
+      throw err
+    }
+  }
+
+  inspect(): Inspection {
+    const row = this.row()
+    const head = row.head_snapshot_id ? this.store.getSnapshot(row.head_snapshot_id) : undefined
+    const turns = this.store.listTurns(this.id)
+    const messages = this.store.listMessages(this.id, { limit: 500 })
+    const callsOf = (turn_id: string) =>
+      messages
+        .filter((m) => m.turn_id === turn_id)
+        .flatMap((m) => m.parts.filter((p): p is ToolCallPart => p.type === 'tool_call'))
+        .map((c) => ({ tool_call_id: c.tool_call_id, name: c.name, status: c.status }))
+    const current = this.active
+    const batch = current ? callsOf(current.turn.turn_id).filter((c) => c.status !== 'done') : []
+    return {
+      head: { snapshot_id: row.head_snapshot_id, head_seq: row.last_seq, message_count: row.message_count },
+      lifecycle: {
+        state: this.state(row),
+        paused: row.paused,
+        archived: row.archived,
+        ...(current ? { current_turn_id: current.turn.turn_id } : {}),
+        ...(current?.turn.run_id ? { current_run_id: current.turn.run_id } : {}),
+      },
+      capabilities: this.capabilities(),
+      snapshot_integrity: head ? (this.store.verifySnapshot(head) ? 'verified' : 'failed') : 'none',
+      budget: {
+        turns: turns.length,
+        steps: turns.reduce((n, t) => n + t.steps, 0),
+        input_tokens: turns.reduce((n, t) => n + t.input_tokens, 0),
+        output_tokens: turns.reduce((n, t) => n + t.output_tokens, 0),
+      },
+      work_graph: {
+        turns: turns.map((t) => ({ turn_id: t.turn_id, status: t.status, runs: t.runs, steps: t.steps, tool_calls: callsOf(t.turn_id) })),
+      },
+      last_request_view: current?.lastRequest ?? null,
+      tool_batch: batch.length ? batch : null,
+    }
+  }
+
+  // ---- lifecycle -------------------------------------------------------------------------
+
+  /** After a restart: finish interrupted turns, re-attach waiting / paused ones, run the queue. */
+  recover(): void {
+    const row = this.store.getSession(this.id)
+    if (!row) return
+    for (const cmd of this.store.listCommands(this.id, ['active'])) {
+      const turn = cmd.turn_id ? this.store.getTurn(cmd.turn_id) : undefined
+      if (cmd.kind !== 'prompt') this.store.setCommandStatus(cmd.command_id, 'queued')
+      else if (turn && FINISHED.includes(turn.status)) this.store.setCommandStatus(cmd.command_id, 'done')
+    }
+    for (const turn of this.store.listTurns(this.id, ['running', 'waiting', 'paused'])) {
+      if (turn.status === 'running') this.interrupt(turn)
+      else if (!this.active)
+        this.active = {
+          turn,
+          abort: new AbortController(),
+          loop: null,
+          needsNewRun: true,
+          stopping: false,
+          streaming: null,
+          lastRequest: null,
+        }
+      else this.interrupt(turn)
+    }
+    // A waiting turn whose interactions were all answered just before the crash resumes now.
+    const a = this.active
+    if (a && a.turn.status === 'waiting' && this.pendingOf(a.turn.turn_id) === 0) this.resume(a)
+    void this.pump()
+  }
+
+  private interrupt(turn: TurnRow): void {
+    for (const m of this.store.listMessages(this.id, { limit: 200 }).filter((m) => m.turn_id === turn.turn_id)) {
+      let changed = m.status === 'streaming'
+      if (changed) m.status = 'interrupted'
+      m.parts = m.parts.map((p) => {
+        if (p.type === 'tool_call' && ['streaming_input', 'approved', 'running', 'pending_approval'].includes(p.status)) {
+          changed = true
+          return { ...p, status: 'error' as const, error: 'Interrupted: Arbor stopped while this call was in progress.' }
+        }
+        return p
+      })
+      if (changed) {
+        m.revision += 1
+        m.updated_at = now()
+        this.store.updateMessage(m)
+      }
+    }
+    for (const i of this.store.listInteractions(this.id, 'pending').filter((i) => i.turn_id === turn.turn_id))
+      this.store.saveInteraction({ ...i, status: 'cancelled', part: { ...i.part, status: 'cancelled' }, updated_at: now() })
+    const error: ArborErrorShape = {
+      code: 'interrupted',
+      message: 'This turn was interrupted because Arbor stopped while it was running. Its partial output is kept; send the prompt again to retry.',
+    }
+    this.textMessage('assistant', 'error', error.message, turn.turn_id, 'interrupted')
+    const result: TurnResult = { success: false, error }
+    this.store.transaction(() => {
+      this.store.saveTurn({ ...turn, status: 'interrupted', result, updated_at: now() })
+      if (turn.command_id) this.store.setCommandStatus(turn.command_id, 'done')
+    })
+  }
+
+  /** Ends everything in flight (used by remove and runtime close). */
+  async shutdown(reason: 'removed' | 'closing'): Promise<void> {
+    const a = this.active
+    if (reason === 'removed') {
+      this.removed = true
+      if (a) {
+        a.abort.abort()
+        if (a.loop) await a.loop.catch(() => undefined)
+      }
+      const result: TurnResult = { success: false, error: { code: 'not_found', message: 'The session was removed.' } }
+      for (const id of [...this.waiters.keys()]) this.resolveWaiters(id, result)
+      this.active = null
+      this.publish({ variant: 'session', session_id: this.id, info: null, removed: true })
+      this.listeners.clear()
+      return
+    }
+    // Closing: leave the turn durable as it is (running turns are recovered as interrupted).
+    if (a) {
+      a.abort.abort()
+      if (a.loop) await a.loop.catch(() => undefined)
+    }
+  }
+
+  /** Notifies subscribers that the session was changed from outside (rename, archive, clear). */
+  changed(): void {
+    this.publishInfo()
+  }
+
+  get busy(): boolean {
+    return this.active !== null
+  }
+}
+
+function publicSnapshot(s: SnapshotRow): SnapshotInfo {
+  const { state: _state, ...info } = s
+  return info
+}
+
+function summarizeCommand(c: CommandRow): string {
+  const p = c.payload
+  switch (c.kind) {
+    case 'prompt':
+      return String(p.query)
+    case 'steer':
+      return `Steer: ${String(p.text)}`
+    case 'compact':
+      return 'Compact the history'
+    case 'set':
+      return `Set ${Object.keys(p).join(', ')}`
+  }
+}
+
+function securityLabel(mode: SecurityMode): string {
+  return mode === 'ask' ? 'ask for every tool call' : mode === 'auto_read' ? 'auto-approve read-only tools' : 'auto-approve all tools'
+}
+
+function abortError(): Error {
+  const err = new Error('Aborted')
+  err.name = 'AbortError'
+  return err
+}
+
+function errorFor(err: unknown): ArborErrorShape {
+  if (err instanceof ArborError) return err.toJSON()
+  if (err instanceof Error && err.name === 'ModelError') return { code: 'model_error', message: err.message }
+  return { code: 'model_error', message: `The model failed: ${err instanceof Error ? err.message : String(err)}` }
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout
+  return Promise.race([
+    p,
+    new Promise<T>((_, reject) => {
+      timer = setTimeout(() => reject(new ToolError(message)), ms)
+    }),
+  ]).finally(() => clearTimeout(timer))
+}

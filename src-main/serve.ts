@@ -1,0 +1,63 @@
+/**
+ * The browser host (`npm run serve`): the runtime and the built UI on 127.0.0.1, for machines
+ * where Electron cannot start, for remote use through an SSH tunnel, and for the e2e tests.
+ *
+ *   node out/main/serve.js [--data-dir DIR] [--port N] [--memory]
+ */
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { appInfo } from './app-info'
+import { createRouter } from './ipc/router'
+import { startBrowserHost } from './ipc/ws-host'
+import { defaultDataDir, openRuntime } from './runtime'
+
+async function main(): Promise<void> {
+  let args
+  try {
+    args = parseArgs({
+      options: {
+        'data-dir': { type: 'string' },
+        port: { type: 'string' },
+        memory: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+      allowPositionals: false,
+    }).values
+  } catch (err) {
+    console.error(`${(err as Error).message}\nUsage: npm run serve -- [--data-dir DIR] [--port N] [--memory]`)
+    process.exit(2)
+  }
+  if (args.help) {
+    console.log('Usage: npm run serve -- [--data-dir DIR] [--port N] [--memory]')
+    return
+  }
+  const port = args.port === undefined ? 0 : Number(args.port)
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    console.error(`--port must be a number from 0 to 65535 (0 picks a free port), not "${args.port}".`)
+    process.exit(2)
+  }
+  const dataDir = args['data-dir'] ?? defaultDataDir()
+  const runtime = openRuntime({ dataDir, store: args.memory ? 'memory' : 'sqlite' })
+  const router = createRouter(runtime, appInfo(runtime, 'browser'))
+  const host = await startBrowserHost({ router, staticDir: join(__dirname, '../renderer'), port })
+  console.log(`Data folder: ${runtime.dataDir}${args.memory ? ' (in-memory store: nothing is kept)' : ''}`)
+  console.log('Open this address in your browser (it carries this run\'s access token):')
+  console.log(`Arbor is running at ${host.url}`)
+
+  let closing = false
+  const shutdown = async () => {
+    if (closing) return
+    closing = true
+    await host.close()
+    await runtime.close()
+    process.exit(0)
+  }
+  process.on('SIGINT', () => void shutdown())
+  process.on('SIGTERM', () => void shutdown())
+}
+
+main().catch((err: unknown) => {
+  // A newcomer gets one clear sentence, not a stack trace.
+  console.error(`Arbor could not start: ${err instanceof Error ? err.message : String(err)}`)
+  process.exit(1)
+})

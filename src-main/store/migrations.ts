@@ -1,0 +1,131 @@
+/**
+ * Versioned schema migrations, run in order on open inside one transaction each.
+ * `PRAGMA user_version` records the last applied version. Never edit a shipped migration:
+ * append a new one.
+ */
+export const migrations: Array<{ version: number; name: string; sql: string }> = [
+  {
+    version: 1,
+    name: 'sessions, messages, snapshots, commands, turns, interactions',
+    sql: `
+      CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+
+      CREATE TABLE sessions (
+        session_id TEXT PRIMARY KEY,
+        title TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        archived INTEGER NOT NULL DEFAULT 0,
+        -- A removed session whose rows are still inherited by forks stays as a tombstone.
+        removed INTEGER NOT NULL DEFAULT 0,
+        paused INTEGER NOT NULL DEFAULT 0,
+        model TEXT NOT NULL,
+        security TEXT NOT NULL,
+        env TEXT NOT NULL DEFAULT '{}',
+        plugins TEXT NOT NULL DEFAULT '[]',
+        allowed_tools TEXT NOT NULL DEFAULT '[]',
+        parent_session_id TEXT,
+        fork_seq INTEGER NOT NULL DEFAULT 0,
+        fork_message_id TEXT,
+        fork_snapshot_id TEXT,
+        fork_operation_id TEXT,
+        -- clear_messages hides history below this seq without deleting rows forks inherit.
+        visible_from_seq INTEGER NOT NULL DEFAULT 0,
+        -- compact(): the model context starts at this seq (a summary message).
+        context_from_seq INTEGER NOT NULL DEFAULT 0,
+        last_seq INTEGER NOT NULL DEFAULT 0,
+        message_count INTEGER NOT NULL DEFAULT 0,
+        head_snapshot_id TEXT
+      );
+      CREATE UNIQUE INDEX sessions_fork_operation
+        ON sessions(parent_session_id, fork_operation_id) WHERE fork_operation_id IS NOT NULL;
+      CREATE INDEX sessions_parent ON sessions(parent_session_id);
+
+      -- Copy-on-write history: a fork stores only its own rows; older ones are read from
+      -- its ancestors up to the fork point. seq continues across the lineage.
+      CREATE TABLE messages (
+        id INTEGER PRIMARY KEY,
+        session_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        message_id TEXT NOT NULL,
+        role TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        status TEXT NOT NULL,
+        turn_id TEXT,
+        revision INTEGER NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        error_code TEXT,
+        parts TEXT NOT NULL
+      );
+      CREATE UNIQUE INDEX messages_seq ON messages(session_id, seq);
+      CREATE UNIQUE INDEX messages_id ON messages(message_id);
+
+      -- Immutable, content-hashed checkpoints. Never updated after insert.
+      CREATE TABLE snapshots (
+        snapshot_id TEXT PRIMARY KEY,
+        session_id TEXT NOT NULL,
+        parent_snapshot_id TEXT,
+        head_seq INTEGER NOT NULL,
+        reason TEXT NOT NULL,
+        step INTEGER,
+        turn_id TEXT,
+        state TEXT NOT NULL,
+        hash TEXT NOT NULL,
+        created_at INTEGER NOT NULL
+      ) WITHOUT ROWID;
+      CREATE INDEX snapshots_session ON snapshots(session_id, created_at);
+
+      -- The durable per-session FIFO of prompt / set / compact / steer.
+      CREATE TABLE commands (
+        pos INTEGER PRIMARY KEY AUTOINCREMENT,
+        command_id TEXT NOT NULL UNIQUE,
+        session_id TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        status TEXT NOT NULL,
+        turn_id TEXT,
+        created_at INTEGER NOT NULL
+      );
+      CREATE INDEX commands_queue ON commands(session_id, status, pos);
+
+      CREATE TABLE turns (
+        turn_id TEXT PRIMARY KEY,
+        session_id TEXT NOT NULL,
+        command_id TEXT,
+        status TEXT NOT NULL,
+        run_id TEXT,
+        runs TEXT NOT NULL DEFAULT '[]',
+        steps INTEGER NOT NULL DEFAULT 0,
+        input_tokens INTEGER NOT NULL DEFAULT 0,
+        output_tokens INTEGER NOT NULL DEFAULT 0,
+        result TEXT,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      ) WITHOUT ROWID;
+      CREATE INDEX turns_session ON turns(session_id, status);
+
+      CREATE TABLE interactions (
+        interaction_id TEXT PRIMARY KEY,
+        session_id TEXT NOT NULL,
+        turn_id TEXT NOT NULL,
+        message_id TEXT NOT NULL,
+        status TEXT NOT NULL,
+        part TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      ) WITHOUT ROWID;
+      CREATE INDEX interactions_session ON interactions(session_id, status);
+    `,
+  },
+  {
+    version: 2,
+    name: 'full-text search over message text',
+    sql: `
+      -- Contentless: the text lives once, in messages; the index maps words to messages.id.
+      CREATE VIRTUAL TABLE messages_fts USING fts5(
+        text, content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 2'
+      );
+    `,
+  },
+]

@@ -1,0 +1,179 @@
+import type {
+  InteractionPart,
+  SearchHit,
+  SecurityMode,
+  SessionEnv,
+  SessionMessage,
+  SnapshotInfo,
+  TurnResult,
+} from '../../src-shared/types'
+
+export interface SessionRow {
+  session_id: string
+  title: string
+  created_at: number
+  updated_at: number
+  archived: boolean
+  removed: boolean
+  paused: boolean
+  model: string
+  security: SecurityMode
+  env: SessionEnv
+  plugins: string[]
+  /** Tools approved "for this session". */
+  allowed_tools: string[]
+  parent_session_id: string | null
+  fork_seq: number
+  fork_message_id: string | null
+  fork_snapshot_id: string | null
+  fork_operation_id: string | null
+  visible_from_seq: number
+  context_from_seq: number
+  last_seq: number
+  message_count: number
+  head_snapshot_id: string | null
+}
+
+export type CommandKind = 'prompt' | 'set' | 'compact' | 'steer'
+export type CommandStatus = 'queued' | 'active' | 'done' | 'cancelled'
+
+export interface CommandRow {
+  pos?: number
+  command_id: string
+  session_id: string
+  kind: CommandKind
+  payload: Record<string, unknown>
+  status: CommandStatus
+  turn_id: string | null
+  created_at: number
+}
+
+export type TurnStatus = 'queued' | 'running' | 'waiting' | 'paused' | 'succeeded' | 'failed' | 'stopped' | 'interrupted'
+
+export interface TurnRow {
+  turn_id: string
+  session_id: string
+  command_id: string | null
+  status: TurnStatus
+  run_id: string | null
+  runs: string[]
+  steps: number
+  input_tokens: number
+  output_tokens: number
+  result: TurnResult | null
+  created_at: number
+  updated_at: number
+}
+
+export interface InteractionRow {
+  interaction_id: string
+  session_id: string
+  turn_id: string
+  message_id: string
+  status: InteractionPart['status']
+  part: InteractionPart
+  created_at: number
+  updated_at: number
+}
+
+/** What a snapshot captures besides the history position: the session's domain state. */
+export interface SnapshotState {
+  title: string
+  model: string
+  security: SecurityMode
+  env: SessionEnv
+  plugins: string[]
+  context_from_seq: number
+  visible_from_seq: number
+  last_message_id: string | null
+  system_prompt?: string
+}
+
+export interface SnapshotRow extends SnapshotInfo {
+  state: SnapshotState
+}
+
+export interface SessionHead {
+  session_id: string
+  snapshot_id: string | null
+  head_seq: number
+}
+
+export interface SnapshotCommit {
+  session_id: string
+  /** The head the caller read; the commit is refused if the head moved since. */
+  expected_snapshot_id: string | null
+  head_seq: number
+  reason: string
+  step?: number
+  turn_id?: string
+  state: SnapshotState
+}
+
+export interface ForkRequest {
+  parent: SessionRow
+  child_session_id: string
+  fork_seq: number
+  fork_message_id: string | null
+  source_snapshot: SnapshotRow
+  operation_id: string | null
+  title: string
+  now: number
+}
+
+/**
+ * The checkpoint store. Synchronous by design: better-sqlite3 is, and a synchronous store makes
+ * "persist, then publish" a plain sequence with no interleaving.
+ */
+export interface Store {
+  readonly kind: 'sqlite' | 'memory'
+  readonly path: string
+  close(): void
+  transaction<T>(fn: () => T): T
+
+  getSetting(key: string): string | undefined
+  setSetting(key: string, value: string): void
+
+  createSession(row: SessionRow): void
+  /** Live (not removed) session, or undefined. */
+  getSession(session_id: string): SessionRow | undefined
+  listSessions(filter: { archived?: boolean }): SessionRow[]
+  /** Sessions with unfinished turns or queued commands: what recovery must look at. */
+  recoverableSessions(): string[]
+  updateSession(session_id: string, patch: Partial<Omit<SessionRow, 'session_id'>>): void
+  /** Deletes the session's rows, or keeps a tombstone while forks still inherit them. */
+  removeSession(session_id: string): void
+  findFork(parent_session_id: string, operation_id: string): SessionRow | undefined
+  forkSession(req: ForkRequest): SessionRow
+
+  /** Appends a message at seq = last_seq + 1 of its session and counts it. */
+  insertMessage(message: Omit<SessionMessage, 'seq'>): SessionMessage
+  /** Replaces a message's mutable fields (status, parts, revision, updated_at). */
+  updateMessage(message: SessionMessage): void
+  getMessage(message_id: string): SessionMessage | undefined
+  /** Newest first, below `before_seq` (exclusive), across the fork lineage. */
+  listMessages(session_id: string, opts: { before_seq?: number; limit: number }): SessionMessage[]
+  /** Oldest first, from `from_seq` (inclusive), across the fork lineage: the model context. */
+  contextMessages(session_id: string, from_seq: number): SessionMessage[]
+  search(query: string, limit: number): SearchHit[]
+
+  enqueueCommand(row: CommandRow): CommandRow
+  getCommand(command_id: string): CommandRow | undefined
+  listCommands(session_id: string, statuses: CommandStatus[]): CommandRow[]
+  setCommandStatus(command_id: string, status: CommandStatus): void
+
+  saveTurn(row: TurnRow): void
+  getTurn(turn_id: string): TurnRow | undefined
+  listTurns(session_id: string, statuses?: TurnStatus[]): TurnRow[]
+
+  saveInteraction(row: InteractionRow): void
+  getInteraction(interaction_id: string): InteractionRow | undefined
+  listInteractions(session_id: string, status?: InteractionRow['status']): InteractionRow[]
+
+  get_session_head(session_id: string): SessionHead | undefined
+  commit_session_snapshot(request: SnapshotCommit): SnapshotRow
+  getSnapshot(snapshot_id: string): SnapshotRow | undefined
+  listSnapshots(session_id: string, limit: number): SnapshotRow[]
+  /** Recomputes the content hash of a stored snapshot row. */
+  verifySnapshot(snapshot: SnapshotRow): boolean
+}

@@ -1,0 +1,108 @@
+import type { ArborErrorShape, Result } from './errors'
+import type { Method, RequestOf } from './schemas'
+import type {
+  MessagesPage,
+  ModelOption,
+  PendingInteraction,
+  Receipt,
+  SearchHit,
+  ServerEvent,
+  SessionInfo,
+  SessionStatus,
+  SnapshotInfo,
+  TurnResult,
+} from './types'
+
+export interface AppInfo {
+  version: string
+  host: 'electron' | 'browser'
+  data_dir: string
+  store: 'sqlite' | 'memory'
+  models: ModelOption[]
+  default_model: string
+}
+
+export interface Inspection {
+  head: { snapshot_id: string | null; head_seq: number; message_count: number }
+  lifecycle: { state: string; paused: boolean; archived: boolean; current_turn_id?: string; current_run_id?: string }
+  capabilities: string[]
+  snapshot_integrity: 'verified' | 'failed' | 'none'
+  budget: { steps: number; input_tokens: number; output_tokens: number; turns: number }
+  work_graph: {
+    turns: Array<{
+      turn_id: string
+      status: string
+      runs: string[]
+      steps: number
+      tool_calls: Array<{ tool_call_id: string; name: string; status: string }>
+    }>
+  }
+  last_request_view: { system: string; message_count: number; tools: string[] } | null
+  tool_batch: Array<{ tool_call_id: string; name: string; status: string }> | null
+}
+
+export interface SystemView {
+  system_prompt: string
+  tools: Array<{ name: string; description: string; read_only: boolean }>
+  workspace: string
+  model: string
+  security: string
+}
+
+/** What every call answers with. Keep this map in step with `schemas`. */
+export interface Responses {
+  'app.info': AppInfo
+  'sessions.create': SessionInfo
+  'sessions.get': SessionInfo
+  'sessions.list': SessionInfo[]
+  'sessions.archive': SessionInfo
+  'sessions.archived': SessionInfo[]
+  'sessions.clean_archive': { removed: number }
+  'sessions.remove': { removed: true }
+  'sessions.clear_messages': SessionInfo
+  'sessions.rename': SessionInfo
+  'sessions.search': SearchHit[]
+  'session.messages': MessagesPage
+  'session.get_info': SessionInfo
+  'session.subscribe': { subscribed: true }
+  'session.unsubscribe': { subscribed: false }
+  'session.prompt': { id: string; command_id: string }
+  'session.wait_turn': TurnResult
+  'session.status': SessionStatus
+  'session.stop': { stopped: boolean; turn_id?: string }
+  'session.interactions': PendingInteraction[]
+  'session.respond': { interaction_id: string; status: string }
+  'session.steer': Receipt
+  'session.pause': Receipt
+  'session.run': Receipt
+  'session.unqueue': { removed: boolean }
+  'session.set': Receipt
+  'session.compact': Receipt
+  'session.fork': SessionInfo
+  'session.snapshot': SnapshotInfo
+  'session.snapshots': SnapshotInfo[]
+  'session.syncshot': SnapshotInfo
+  'session.inspect': Inspection
+  'session.system': SystemView
+  'session.capabilities': string[]
+}
+
+// Compile-time check that the two maps name the same calls.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never
+export const contractComplete: Same<keyof Responses, Method> = true
+
+export type ResponseOf<M extends Method> = Responses[M]
+
+/**
+ * The low-level transport both hosts provide: Electron's preload (`window.arbor`) and the
+ * WebSocket client. `invoke` never throws for a refused request; it answers `{ ok: false }`.
+ */
+export interface ArborTransport {
+  invoke<M extends Method>(method: M, params: RequestOf<M>): Promise<Result<ResponseOf<M>>>
+  /** Events for this client (mutations of subscribed sessions). Returns its unsubscribe. */
+  onEvent(listener: (event: ServerEvent) => void): () => void
+  /** Connection state changes (the WebSocket host can drop and come back). */
+  onConnection?(listener: (connected: boolean) => void): () => void
+}
+
+export type { ArborErrorShape, Result }

@@ -1,0 +1,7 @@
+export * from './ids'
+export * from './errors'
+export * from './types'
+export * from './schemas'
+export * from './contract'
+export * from './client'
+export * from './channels'

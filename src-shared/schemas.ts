@@ -1,0 +1,94 @@
+import { z } from 'zod'
+
+/**
+ * One zod schema per request. Main parses every request from a renderer or socket with these;
+ * the renderer only imports types from here (`import type`), so zod stays out of its bundle
+ * except for what it chooses to use.
+ */
+
+/** Largest accepted prompt / steering note / answer, in characters. */
+export const MAX_TEXT_CHARS = 100_000
+/** Largest accepted serialized request, in bytes (checked by the transports). */
+export const MAX_REQUEST_BYTES = 512 * 1024
+
+const id = z.string().min(1, 'must not be empty').max(200)
+const text = z
+  .string()
+  .max(MAX_TEXT_CHARS, `must be at most ${MAX_TEXT_CHARS} characters`)
+  .refine((s) => s.trim().length > 0, 'must not be empty')
+const sessionRef = z.strictObject({ session_id: id })
+
+export const security = z.enum(['ask', 'auto_read', 'auto'])
+
+export const schemas = {
+  'app.info': z.strictObject({}),
+  'sessions.create': z.strictObject({ session_id: id.optional(), title: z.string().max(200).optional() }),
+  'sessions.get': sessionRef,
+  'sessions.list': z.strictObject({ archived: z.boolean().optional() }),
+  'sessions.archive': z.strictObject({ session_id: id, archived: z.boolean().optional() }),
+  'sessions.archived': z.strictObject({}),
+  'sessions.clean_archive': z.strictObject({}),
+  'sessions.remove': sessionRef,
+  'sessions.clear_messages': sessionRef,
+  'sessions.rename': z.strictObject({ session_id: id, title: z.string().trim().min(1).max(200) }),
+  'sessions.search': z.strictObject({
+    query: z.string().trim().min(1).max(500),
+    limit: z.number().int().min(1).max(200).optional(),
+  }),
+
+  'session.messages': z.strictObject({
+    session_id: id,
+    cursor: z.string().max(100).nullable().optional(),
+    limit: z.number().int().min(1).max(500).optional(),
+  }),
+  'session.get_info': sessionRef,
+  'session.subscribe': sessionRef,
+  'session.unsubscribe': sessionRef,
+  'session.prompt': z.strictObject({ session_id: id, query: text }),
+  'session.wait_turn': z.strictObject({ session_id: id, turn_id: id }),
+  'session.status': sessionRef,
+  'session.stop': sessionRef,
+  'session.interactions': sessionRef,
+  'session.respond': z.strictObject({
+    session_id: id,
+    interaction_id: id,
+    decision: z.enum(['approve', 'deny']).optional(),
+    remember: z.enum(['once', 'session', 'always_for_tool']).optional(),
+    reason: z.string().max(2000).optional(),
+    answer: z.string().max(MAX_TEXT_CHARS).optional(),
+  }),
+  'session.steer': z.strictObject({ session_id: id, text }),
+  'session.pause': sessionRef,
+  'session.run': z.strictObject({ session_id: id, steering: text.optional() }),
+  'session.unqueue': z.strictObject({ session_id: id, command_id: id }),
+  'session.set': z.strictObject({
+    session_id: id,
+    model: z.string().min(1).max(200).optional(),
+    security: security.optional(),
+    env: z
+      .strictObject({
+        workspace: z.string().min(1).max(4096).optional(),
+        variables: z.record(z.string().max(200), z.string().max(10_000)).optional(),
+      })
+      .optional(),
+    plugins: z.array(z.string().min(1).max(200)).max(100).optional(),
+  }),
+  'session.compact': sessionRef,
+  'session.fork': z.strictObject({
+    session_id: id,
+    message_id: id.optional(),
+    snapshot_id: id.optional(),
+    operation_id: id.optional(),
+  }),
+  'session.snapshot': sessionRef,
+  'session.snapshots': z.strictObject({ session_id: id, limit: z.number().int().min(1).max(1000).optional() }),
+  'session.syncshot': sessionRef,
+  'session.inspect': sessionRef,
+  'session.system': sessionRef,
+  'session.capabilities': sessionRef,
+} satisfies Record<string, z.ZodType>
+
+export type Method = keyof typeof schemas
+export type RequestOf<M extends Method> = z.input<(typeof schemas)[M]>
+export type ParsedRequestOf<M extends Method> = z.output<(typeof schemas)[M]>
+export const METHODS = Object.keys(schemas) as Method[]

@@ -1,0 +1,220 @@
+import type { ArborErrorShape } from './errors'
+
+export type Role = 'user' | 'assistant' | 'tool' | 'system'
+/** `text` is conversation; `action` records a command's effect; `error` is the one canonical
+ *  user-visible failure of a turn; `summary` replaces older context after compaction;
+ *  `steer` is a steering note shown to the model at a step checkpoint. */
+export type MessageKind = 'text' | 'action' | 'error' | 'summary' | 'steer'
+export type MessageStatus = 'streaming' | 'complete' | 'cancelled' | 'interrupted'
+
+export interface TextPart {
+  type: 'text'
+  part_id: string
+  text: string
+}
+
+export interface ReasoningPart {
+  type: 'reasoning'
+  part_id: string
+  text: string
+}
+
+export type ToolCallStatus =
+  | 'streaming_input'
+  | 'pending_approval'
+  /** Allowed (automatically or by the user) and waiting its turn to run. */
+  | 'approved'
+  | 'running'
+  | 'done'
+  | 'denied'
+  | 'error'
+  | 'cancelled'
+
+export interface ToolCallPart {
+  type: 'tool_call'
+  part_id: string
+  tool_call_id: string
+  name: string
+  /** The raw input as streamed by the model (delta target `input`). */
+  input_text: string
+  /** The parsed input, once complete. */
+  input?: unknown
+  output?: unknown
+  status: ToolCallStatus
+  error?: string
+  /** The interaction gating this call, when it needed approval. */
+  interaction_id?: string
+}
+
+export type InteractionStatus = 'pending' | 'approved' | 'denied' | 'answered' | 'cancelled'
+export type Remember = 'once' | 'session' | 'always_for_tool'
+
+export interface InteractionPart {
+  type: 'interaction'
+  part_id: string
+  interaction_id: string
+  kind: 'approval' | 'question'
+  status: InteractionStatus
+  tool_call_id?: string
+  tool_name?: string
+  /** A plain sentence describing what the tool would do. */
+  description?: string
+  input?: unknown
+  question?: string
+  answer?: string
+  reason?: string
+  remember?: Remember
+}
+
+export type MessagePart = TextPart | ReasoningPart | ToolCallPart | InteractionPart
+
+export interface SessionMessage {
+  message_id: string
+  session_id: string
+  /** Position in the session's history (1-based, increasing; forks continue their parent's). */
+  seq: number
+  role: Role
+  kind: MessageKind
+  parts: MessagePart[]
+  revision: number
+  turn_id?: string
+  status: MessageStatus
+  created_at: number
+  updated_at: number
+  /** For error messages: the stable code. */
+  error_code?: string
+}
+
+export type SecurityMode = 'ask' | 'auto_read' | 'auto'
+export type SessionState = 'idle' | 'running' | 'waiting' | 'paused'
+
+export interface QueuedCommand {
+  command_id: string
+  kind: 'prompt' | 'set' | 'compact' | 'steer'
+  /** A short human summary ("Prompt: hello", "Set security to auto"). */
+  summary: string
+  created_at: number
+  /** For prompts, the turn it will run as. */
+  turn_id?: string
+}
+
+export interface ForkLineage {
+  parent_session_id: string
+  /** The last inherited message (the fork point). */
+  fork_message_id?: string
+  fork_seq: number
+  snapshot_id: string
+}
+
+export interface SessionEnv {
+  workspace?: string
+  variables?: Record<string, string>
+}
+
+export interface SessionInfo {
+  session_id: string
+  title: string
+  state: SessionState
+  model: string
+  security: SecurityMode
+  env: SessionEnv
+  plugins: string[]
+  archived: boolean
+  message_count: number
+  created_at: number
+  updated_at: number
+  parent?: ForkLineage
+  queue: QueuedCommand[]
+  current_turn_id?: string
+}
+
+export interface SessionStatus {
+  state: SessionState
+  queue_length: number
+  queue: QueuedCommand[]
+  current_turn_id?: string
+}
+
+export interface TurnResult {
+  success: boolean
+  error?: ArborErrorShape
+}
+
+export interface PendingInteraction {
+  interaction_id: string
+  session_id: string
+  turn_id: string
+  message_id: string
+  part: InteractionPart
+  created_at: number
+}
+
+export interface SnapshotInfo {
+  snapshot_id: string
+  session_id: string
+  parent_snapshot_id?: string
+  /** Seq of the last message covered. */
+  head_seq: number
+  /** Why this checkpoint exists ("step", "turn_end", "syncshot", "fork", "manual"). */
+  reason: string
+  step?: number
+  turn_id?: string
+  /** sha256 (hex) over the canonical encoding of the snapshot content. */
+  hash: string
+  created_at: number
+}
+
+export interface Receipt {
+  command_id?: string
+  status: string
+  detail?: string
+}
+
+export interface MessagesPage {
+  items: SessionMessage[]
+  next_cursor: string | null
+}
+
+export interface ModelOption {
+  id: string
+  label: string
+  offline: boolean
+}
+
+export interface SearchHit {
+  session_id: string
+  session_title: string
+  message_id: string
+  snippet: string
+  created_at: number
+}
+
+// ---- Live protocol ---------------------------------------------------------------------
+
+export type SessionMutation =
+  | { variant: 'message'; session_id: string; message: SessionMessage }
+  | {
+      variant: 'part'
+      session_id: string
+      message_id: string
+      revision: number
+      type: MessagePart['type']
+      part: MessagePart
+    }
+  | {
+      variant: 'delta'
+      session_id: string
+      message_id: string
+      part_id: string
+      /** `text` appends to a text/reasoning part; `input` to a tool call's input_text. */
+      field: 'text' | 'input'
+      /** Length of the field before this delta: lets a client drop overlap after a reload. */
+      offset: number
+      text: string
+    }
+  | { variant: 'session'; session_id: string; info: SessionInfo | null; removed?: boolean }
+
+/** Events pushed from main to a client. */
+export type ServerEvent =
+  | { type: 'mutation'; mutation: SessionMutation }
+  | { type: 'sessions_changed' }
