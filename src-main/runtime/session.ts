@@ -20,6 +20,7 @@ import type {
 } from '../../src-shared/types'
 import type { Inspection, SystemView } from '../../src-shared/contract'
 import type { CommandRow, SessionRow, SnapshotRow, Store, TurnRow } from '../store'
+import { canonicalJson, sha256 } from '../store/canonical'
 import { buildModelMessages, systemPrompt } from './context'
 import type { Model } from './models/types'
 import { ToolError, type ToolRegistry } from './tools'
@@ -1010,7 +1011,7 @@ export class Session {
 
   // ---- checkpoints, fork -----------------------------------------------------------------
 
-  private snapshotState(row: SessionRow, last_message_id: string | null) {
+  private snapshotState(row: SessionRow) {
     return {
       title: row.title,
       model: row.model,
@@ -1019,14 +1020,18 @@ export class Session {
       plugins: row.plugins,
       context_from_seq: row.context_from_seq,
       visible_from_seq: row.visible_from_seq,
-      last_message_id,
     }
   }
 
   /** Commits an immutable snapshot at the current head, naming the head it expects. */
   private checkpoint(reason: string, turn_id?: string, step?: number, extra?: { system_prompt?: string }): SnapshotRow {
     const row = this.row()
-    const last = this.store.listMessages(this.id, { limit: 1 })[0]
+    const state = { ...this.snapshotState(row), ...extra }
+    if (reason === 'turn_end' && row.head_snapshot_id) {
+      // The last step's checkpoint already covers this head: don't write a duplicate.
+      const head = this.store.getSnapshot(row.head_snapshot_id)
+      if (head && head.head_seq === row.last_seq && sha256(canonicalJson(state)) === head.state_hash) return head
+    }
     return this.store.commit_session_snapshot({
       session_id: this.id,
       expected_snapshot_id: row.head_snapshot_id,
@@ -1034,7 +1039,7 @@ export class Session {
       reason,
       ...(turn_id ? { turn_id } : {}),
       ...(step !== undefined ? { step } : {}),
-      state: { ...this.snapshotState(row, last?.message_id ?? null), ...extra },
+      state,
     })
   }
 
@@ -1097,10 +1102,9 @@ export class Session {
         throw new ArborError('not_found', `No snapshot ${req.snapshot_id} in this session.`)
       source = snap
       fork_seq = snap.head_seq
-      fork_message_id = snap.state.last_message_id
+      fork_message_id =
+        this.store.listMessages(this.id, { before_seq: fork_seq + 1, limit: 1 })[0]?.message_id ?? null
     } else {
-      const head = row.head_snapshot_id ? this.store.getSnapshot(row.head_snapshot_id) : undefined
-      source = head ?? this.checkpoint('fork_source')
       if (req.message_id) {
         const m = this.store.getMessage(req.message_id)
         const visible = m && this.store.listMessages(this.id, { before_seq: m.seq + 1, limit: 1 })[0]
@@ -1112,6 +1116,10 @@ export class Session {
         fork_seq = Math.min(row.last_seq, mutableFrom - 1)
         fork_message_id = this.store.listMessages(this.id, { before_seq: fork_seq + 1, limit: 1 })[0]?.message_id ?? null
       }
+      if (fork_seq >= mutableFrom)
+        throw new ArborError('conflict', 'That point is inside the turn that is still running; fork from it once the turn ends.')
+      const head = row.head_snapshot_id ? this.store.getSnapshot(row.head_snapshot_id) : undefined
+      source = head ?? this.checkpoint('fork_source')
     }
     if (fork_seq >= mutableFrom)
       throw new ArborError('conflict', 'That point is inside the turn that is still running; fork from it once the turn ends.')
@@ -1120,7 +1128,7 @@ export class Session {
         'integrity_failed',
         `Snapshot ${source.snapshot_id} failed its integrity check (its content no longer matches its hash); refusing to fork from it.`,
       )
-    const state = { ...source.state, ...(req.snapshot_id ? {} : this.snapshotState(row, fork_message_id)) }
+    const state = { ...source.state, ...(req.snapshot_id ? {} : this.snapshotState(row)) }
     try {
       return this.store.forkSession({
         parent: row,

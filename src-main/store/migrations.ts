@@ -70,10 +70,13 @@ export const migrations: Array<{ version: number; name: string; sql: string }> =
         reason TEXT NOT NULL,
         step INTEGER,
         turn_id TEXT,
-        state TEXT NOT NULL,
+        -- sha256 of the canonical state: states repeat, so each is stored once (below).
+        state_hash TEXT NOT NULL,
         hash TEXT NOT NULL,
         created_at INTEGER NOT NULL
       ) WITHOUT ROWID;
+      -- Content-addressed session states (model, security, env, ...) that snapshots name.
+      CREATE TABLE snapshot_states (state_hash TEXT PRIMARY KEY, state TEXT NOT NULL) WITHOUT ROWID;
       CREATE INDEX snapshots_session ON snapshots(session_id, created_at);
 
       -- The durable per-session FIFO of prompt / set / compact / steer.
@@ -123,8 +126,10 @@ export const migrations: Array<{ version: number; name: string; sql: string }> =
     name: 'full-text search over message text',
     sql: `
       -- Contentless: the text lives once, in messages; the index maps words to messages.id.
+      -- detail=none keeps no positions (a third of the size); search splits the query into
+      -- words itself, so no phrase queries are needed.
       CREATE VIRTUAL TABLE messages_fts USING fts5(
-        text, content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 2'
+        text, content = '', contentless_delete = 1, detail = none, tokenize = 'unicode61 remove_diacritics 2'
       );
     `,
   },

@@ -154,6 +154,7 @@ function toSnapshot(r: Row): SnapshotRow {
     hash: r.hash as string,
     created_at: r.created_at as number,
     state: JSON.parse(r.state as string),
+    state_hash: r.state_hash as string,
   }
   if (r.parent_snapshot_id) s.parent_snapshot_id = r.parent_snapshot_id as string
   if (r.step !== null && r.step !== undefined) s.step = r.step as number
@@ -162,10 +163,10 @@ function toSnapshot(r: Row): SnapshotRow {
 }
 
 /** The content a snapshot's hash covers: every field except the hash itself. */
-function snapshotHash(s: Omit<SnapshotRow, 'hash'>): string {
-  const { snapshot_id, session_id, parent_snapshot_id, head_seq, reason, step, turn_id, state, created_at } = s
+function snapshotHash(s: Omit<SnapshotRow, 'hash' | 'state'>): string {
+  const { snapshot_id, session_id, parent_snapshot_id, head_seq, reason, step, turn_id, state_hash, created_at } = s
   return sha256(
-    canonicalJson({ snapshot_id, session_id, parent_snapshot_id, head_seq, reason, step, turn_id, state, created_at }),
+    canonicalJson({ snapshot_id, session_id, parent_snapshot_id, head_seq, reason, step, turn_id, state_hash, created_at }),
   )
 }
 
@@ -230,6 +231,7 @@ class SqliteStore implements Store {
         VALUES (@command_id, @session_id, @kind, @payload, @status, @turn_id, @created_at)`),
       getCommand: p('SELECT * FROM commands WHERE command_id = ?'),
       setCommandStatus: p('UPDATE commands SET status = ? WHERE command_id = ?'),
+      deleteCommand: p('DELETE FROM commands WHERE command_id = ?'),
       saveTurn: p(`INSERT INTO turns (turn_id, session_id, command_id, status, run_id, runs, steps, input_tokens,
         output_tokens, result, created_at, updated_at) VALUES (@turn_id, @session_id, @command_id, @status, @run_id,
         @runs, @steps, @input_tokens, @output_tokens, @result, @created_at, @updated_at)
@@ -246,11 +248,14 @@ class SqliteStore implements Store {
       listInteractions: p('SELECT * FROM interactions WHERE session_id = ? ORDER BY created_at ASC, interaction_id ASC'),
       headOf: p('SELECT session_id, head_snapshot_id, last_seq FROM sessions WHERE session_id = ? AND removed = 0'),
       insertSnapshot: p(`INSERT INTO snapshots (snapshot_id, session_id, parent_snapshot_id, head_seq, reason, step,
-        turn_id, state, hash, created_at) VALUES (@snapshot_id, @session_id, @parent_snapshot_id, @head_seq, @reason,
-        @step, @turn_id, @state, @hash, @created_at)`),
+        turn_id, state_hash, hash, created_at) VALUES (@snapshot_id, @session_id, @parent_snapshot_id, @head_seq,
+        @reason, @step, @turn_id, @state_hash, @hash, @created_at)`),
+      insertState: p('INSERT OR IGNORE INTO snapshot_states (state_hash, state) VALUES (?, ?)'),
       advanceHead: p('UPDATE sessions SET head_snapshot_id = ? WHERE session_id = ? AND head_snapshot_id IS ?'),
-      getSnapshot: p('SELECT * FROM snapshots WHERE snapshot_id = ?'),
-      listSnapshots: p('SELECT * FROM snapshots WHERE session_id = ? ORDER BY created_at DESC, snapshot_id DESC LIMIT ?'),
+      getSnapshot: p(`SELECT s.*, st.state FROM snapshots s JOIN snapshot_states st USING (state_hash)
+        WHERE s.snapshot_id = ?`),
+      listSnapshots: p(`SELECT s.*, st.state FROM snapshots s JOIN snapshot_states st USING (state_hash)
+        WHERE s.session_id = ? ORDER BY s.created_at DESC, s.snapshot_id DESC LIMIT ?`),
     }
   }
 
@@ -375,7 +380,6 @@ class SqliteStore implements Store {
           title: child.title,
           visible_from_seq: child.visible_from_seq,
           context_from_seq: child.context_from_seq,
-          last_message_id: req.fork_message_id,
         },
       })
       return this.getSession(child.session_id)!
@@ -487,10 +491,7 @@ class SqliteStore implements Store {
 
   search(query: string, limit: number): SearchHit[] {
     this.catchUpIndex()
-    const terms = query
-      .split(/\s+/)
-      .map((t) => t.replace(/"/g, ''))
-      .filter(Boolean)
+    const terms = query.split(/[^\p{L}\p{N}_]+/u).filter(Boolean).slice(0, 16)
     if (terms.length === 0) return []
     const match = terms.map((t) => `"${t}"*`).join(' ')
     const rows = this.stmts.ftsSearch.all(match, limit) as Row[]
@@ -528,7 +529,10 @@ class SqliteStore implements Store {
   }
 
   setCommandStatus(command_id: string, status: CommandStatus): void {
-    this.stmts.setCommandStatus.run(status, command_id)
+    // A finished command has nothing left to say (its turn row keeps the outcome): drop it,
+    // so the queue table stays as small as the queue.
+    if (status === 'done' || status === 'cancelled') this.stmts.deleteCommand.run(command_id)
+    else this.stmts.setCommandStatus.run(status, command_id)
   }
 
   saveTurn(row: TurnRow): void {
@@ -581,24 +585,27 @@ class SqliteStore implements Store {
           'conflict',
           `The session's head moved (expected ${request.expected_snapshot_id ?? 'none'}, found ${current ?? 'none'}); read the head again and retry.`,
         )
-      const base: Omit<SnapshotRow, 'hash'> = {
+      const stateJson = canonicalJson(request.state)
+      const state_hash = sha256(stateJson)
+      this.stmts.insertState.run(state_hash, stateJson)
+      const base: Omit<SnapshotRow, 'hash' | 'state'> = {
         snapshot_id: newId('snap'),
         session_id: request.session_id,
         head_seq: request.head_seq,
         reason: request.reason,
-        state: request.state,
+        state_hash,
         created_at: Date.now(),
       }
       if (current) base.parent_snapshot_id = current
       if (request.step !== undefined) base.step = request.step
       if (request.turn_id) base.turn_id = request.turn_id
-      const snap: SnapshotRow = { ...base, hash: snapshotHash(base) }
+      const snap: SnapshotRow = { ...base, state: request.state, hash: snapshotHash(base) }
       this.stmts.insertSnapshot.run({
-        ...snap,
+        ...base,
+        hash: snap.hash,
         parent_snapshot_id: snap.parent_snapshot_id ?? null,
         step: snap.step ?? null,
         turn_id: snap.turn_id ?? null,
-        state: json(snap.state),
       })
       const moved = this.stmts.advanceHead.run(snap.snapshot_id, request.session_id, current)
       if (moved.changes !== 1) throw new ArborError('conflict', 'The session head moved during the commit; retry.')
@@ -616,8 +623,8 @@ class SqliteStore implements Store {
   }
 
   verifySnapshot(snapshot: SnapshotRow): boolean {
-    const { hash, ...rest } = snapshot
-    return snapshotHash(rest) === hash
+    const { hash, state, ...rest } = snapshot
+    return sha256(canonicalJson(state)) === snapshot.state_hash && snapshotHash(rest) === hash
   }
 }
 

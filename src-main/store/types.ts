@@ -85,12 +85,13 @@ export interface SnapshotState {
   plugins: string[]
   context_from_seq: number
   visible_from_seq: number
-  last_message_id: string | null
   system_prompt?: string
 }
 
 export interface SnapshotRow extends SnapshotInfo {
   state: SnapshotState
+  /** sha256 of the canonical state; states are stored once and shared by snapshots. */
+  state_hash: string
 }
 
 export interface SessionHead {

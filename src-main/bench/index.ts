@@ -1,0 +1,208 @@
+/**
+ * `npm run bench`: performance figures for the runtime and store, measured in one run on this
+ * machine against real SQLite files. Each figure is printed on its own line with its target.
+ */
+import Database from 'better-sqlite3'
+import { mkdtempSync, rmSync, statSync, existsSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { performance } from 'node:perf_hooks'
+import { newId } from '../../src-shared/ids'
+import type { SessionMessage } from '../../src-shared/types'
+import { openRuntime, type Runtime } from '../runtime'
+
+const dirs: string[] = []
+function freshDir(): string {
+  const d = mkdtempSync(join(tmpdir(), 'arbor-bench-'))
+  dirs.push(d)
+  return d
+}
+
+function line(name: string, value: string, target: string, ok: boolean): void {
+  console.log(`${name}: ${value} (target ${target}) ${ok ? 'OK' : 'MISSED'}`)
+}
+
+function message(session_id: string, i: number, text: string): Omit<SessionMessage, 'seq'> {
+  const t = Date.now()
+  return {
+    message_id: newId('msg'),
+    session_id,
+    role: i % 2 ? 'assistant' : 'user',
+    kind: 'text',
+    status: 'complete',
+    revision: 1,
+    created_at: t,
+    updated_at: t,
+    parts: [{ type: 'text', part_id: newId('prt'), text }],
+  }
+}
+
+function open(): Runtime {
+  return openRuntime({ dataDir: freshDir(), log: () => {} })
+}
+
+/** Commits of single messages through the runtime's store path vs raw inserts of the same rows. */
+function commitThroughput(): void {
+  const N = 20_000
+  const text = 'The quick brown fox jumps over the lazy dog. '.repeat(4)
+  const rt = open()
+  const s = rt.sessions.create()
+  const rows = Array.from({ length: N }, (_, i) => message(s.id, i, text))
+  let t0 = performance.now()
+  for (const r of rows) rt.store.insertMessage(r)
+  const runtimeRate = N / ((performance.now() - t0) / 1000)
+  void rt.close()
+
+  const dir = freshDir()
+  const db = new Database(join(dir, 'raw.db'))
+  db.pragma('journal_mode = WAL')
+  db.pragma('synchronous = NORMAL')
+  db.exec(`CREATE TABLE messages (id INTEGER PRIMARY KEY, session_id TEXT NOT NULL, seq INTEGER NOT NULL,
+    message_id TEXT NOT NULL, role TEXT NOT NULL, kind TEXT NOT NULL, status TEXT NOT NULL, turn_id TEXT,
+    revision INTEGER NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, error_code TEXT,
+    parts TEXT NOT NULL); CREATE UNIQUE INDEX messages_seq ON messages(session_id, seq);
+    CREATE UNIQUE INDEX messages_id ON messages(message_id);`)
+  const insert = db.prepare(`INSERT INTO messages (session_id, seq, message_id, role, kind, status, turn_id, revision,
+    created_at, updated_at, error_code, parts) VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, NULL, ?)`)
+  const raw = Array.from({ length: N }, (_, i) => message('ses_raw', i, text))
+  t0 = performance.now()
+  raw.forEach((m, i) =>
+    insert.run(m.session_id, i + 1, m.message_id, m.role, m.kind, m.status, m.revision, m.created_at, m.updated_at, JSON.stringify(m.parts)),
+  )
+  const rawRate = N / ((performance.now() - t0) / 1000)
+  db.close()
+  const ratio = runtimeRate / rawRate
+  line(
+    'message commit throughput',
+    `runtime ${Math.round(runtimeRate)} msg/s, raw better-sqlite3 ${Math.round(rawRate)} msg/s, ratio ${ratio.toFixed(2)}`,
+    '≥ 0.5',
+    ratio >= 0.5,
+  )
+}
+
+function seeded(rt: Runtime, count: number) {
+  const s = rt.sessions.create()
+  const insertAll = () => {
+    for (let i = 0; i < count; i++) rt.store.insertMessage(message(s.id, i, `message number ${i} with a little text`))
+  }
+  rt.store.transaction(insertAll)
+  s.snapshot()
+  return s
+}
+
+function median(xs: number[]): number {
+  const a = [...xs].sort((x, y) => x - y)
+  return a[Math.floor(a.length / 2)]!
+}
+
+/** Fork cost must not grow with history: copy-on-write lineage, not copied rows. */
+function forkCost(): void {
+  const rt = open()
+  const small = seeded(rt, 10)
+  const large = seeded(rt, 10_000)
+  const time = (id: string) => {
+    const xs: number[] = []
+    for (let i = 0; i < 200; i++) {
+      const t0 = performance.now()
+      rt.sessions.fork(id, {})
+      xs.push(performance.now() - t0)
+    }
+    return median(xs)
+  }
+  time(small.id) // warm up statements
+  const a = time(small.id)
+  const b = time(large.id)
+  void rt.close()
+  line('fork cost', `10-message ${a.toFixed(3)} ms, 10,000-message ${b.toFixed(3)} ms, ratio ${(b / a).toFixed(2)}`, '≤ 2', b / a <= 2)
+}
+
+/** 2,000 real turns with a snapshot every step; bytes on disk per byte of message text. */
+async function storageGrowth(): Promise<void> {
+  const dir = freshDir()
+  const rt = openRuntime({ dataDir: dir, log: () => {} })
+  const s = rt.sessions.create()
+  for (let i = 0; i < 2000; i++) await s.prompt('/stream 120 0').finished
+  let textBytes = 0
+  let cursor: string | null = null
+  do {
+    const page = s.messages({ cursor, limit: 500 })
+    for (const m of page.items)
+      for (const p of m.parts) if (p.type === 'text') textBytes += Buffer.byteLength(p.text)
+    cursor = page.next_cursor
+  } while (cursor)
+  const snapshots = rt.store.listSnapshots(s.id, 100_000).length
+  // Search builds the full-text index: it is part of what a real data folder holds.
+  rt.sessions.search('word7')
+  await rt.close()
+  const db = new Database(join(dir, 'arbor.db'))
+  db.pragma('wal_checkpoint(TRUNCATE)')
+  db.close()
+  const files = ['arbor.db', 'arbor.db-wal', 'arbor.db-shm'].map((f) => join(dir, f)).filter(existsSync)
+  const disk = files.reduce((n, f) => n + statSync(f).size, 0)
+  const ratio = disk / textBytes
+  line(
+    'storage growth',
+    `${(disk / 1e6).toFixed(2)} MB on disk for ${(textBytes / 1e6).toFixed(2)} MB of message text over 2,000 turns and ${snapshots} snapshots: ${ratio.toFixed(2)} bytes per byte`,
+    '≤ 3',
+    ratio <= 3,
+  )
+}
+
+function firstPage(): void {
+  const rt = open()
+  const s = seeded(rt, 100_000)
+  const t0 = performance.now()
+  s.messages({ limit: 50 })
+  const cold = performance.now() - t0
+  const xs: number[] = []
+  for (let i = 0; i < 50; i++) {
+    const t = performance.now()
+    s.messages({ limit: 50 })
+    xs.push(performance.now() - t)
+  }
+  void rt.close()
+  line(
+    'first page of messages() on 100,000 messages',
+    `first call ${cold.toFixed(2)} ms, median ${median(xs).toFixed(2)} ms`,
+    '≤ 20 ms',
+    cold <= 20,
+  )
+}
+
+async function deltaFanOut(): Promise<void> {
+  const rt = open()
+  const s = rt.sessions.create()
+  let deltas = 0
+  s.subscribe((m) => {
+    if (m.variant === 'delta') deltas++
+  })
+  const t0 = performance.now()
+  await s.prompt('/stream 200000 0').finished
+  const rate = deltas / ((performance.now() - t0) / 1000)
+  await rt.close()
+  line('delta fan-out to a subscriber', `${Math.round(rate)} deltas/s (${deltas} deltas)`, '≥ 50,000 deltas/s', rate >= 50_000)
+}
+
+async function main(): Promise<void> {
+  if (process.argv.includes('--storage-only')) {
+    await storageGrowth()
+    return
+  }
+  console.log(`Arbor bench — node ${process.version}, ${process.platform}/${process.arch}`)
+  commitThroughput()
+  forkCost()
+  await storageGrowth()
+  firstPage()
+  await deltaFanOut()
+  console.log('UI figures (streaming into a 2,000-message session in Chromium): see issue 4 — not measured yet.')
+}
+
+main()
+  .catch((err: unknown) => {
+    console.error(`bench failed: ${err instanceof Error ? err.stack : String(err)}`)
+    process.exitCode = 1
+  })
+  .finally(() => {
+    if (process.env.ARBOR_BENCH_KEEP) console.log(`kept: ${dirs.join(' ')}`)
+    else for (const d of dirs) rmSync(d, { recursive: true, force: true })
+  })
