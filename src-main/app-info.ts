@@ -5,7 +5,8 @@ import type { Runtime } from './runtime'
 
 function version(): string {
   try {
-    return (JSON.parse(readFileSync(join(__dirname, '../../package.json'), 'utf8')) as { version: string }).version
+    return (JSON.parse(readFileSync(join(__dirname, '../../package.json'), 'utf8')) as { version: string })
+      .version
   } catch {
     return '0.0.0'
   }

@@ -41,7 +41,7 @@ async function main(): Promise<void> {
   const router = createRouter(runtime, appInfo(runtime, 'browser'))
   const host = await startBrowserHost({ router, staticDir: join(__dirname, '../renderer'), port })
   console.log(`Data folder: ${runtime.dataDir}${args.memory ? ' (in-memory store: nothing is kept)' : ''}`)
-  console.log('Open this address in your browser (it carries this run\'s access token):')
+  console.log("Open this address in your browser (it carries this run's access token):")
   console.log(`Arbor is running at ${host.url}`)
 
   let closing = false

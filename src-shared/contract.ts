@@ -24,7 +24,13 @@ export interface AppInfo {
 
 export interface Inspection {
   head: { snapshot_id: string | null; head_seq: number; message_count: number }
-  lifecycle: { state: string; paused: boolean; archived: boolean; current_turn_id?: string; current_run_id?: string }
+  lifecycle: {
+    state: string
+    paused: boolean
+    archived: boolean
+    current_turn_id?: string
+    current_run_id?: string
+  }
   capabilities: string[]
   snapshot_integrity: 'verified' | 'failed' | 'none'
   budget: { steps: number; input_tokens: number; output_tokens: number; turns: number }
@@ -49,6 +55,49 @@ export interface SystemView {
   security: string
 }
 
+export interface AppSettings {
+  default_model: string
+  default_security: 'ask' | 'auto_read' | 'auto'
+  theme: 'light' | 'dark' | 'system'
+}
+
+/** A model provider as clients see it: never the key itself, only whether one is set. */
+export interface ProviderInfo {
+  provider_id: string
+  kind: 'openai-compatible' | 'anthropic'
+  name: string
+  base_url: string
+  has_api_key: boolean
+  models: string[]
+}
+
+export interface ProviderPreset {
+  kind: ProviderInfo['kind']
+  name: string
+  base_url: string
+  needs_key: boolean
+}
+
+export interface McpServerInfo {
+  server_id: string
+  name: string
+  command: string
+  args: string[]
+  /** Names of the variables only; values stay in main. */
+  env_keys: string[]
+  enabled_by_default: boolean
+  status: 'not_started' | 'running' | 'failed'
+  error?: string
+}
+
+export interface McpToolInfo {
+  name: string
+  qualified_name: string
+  description: string
+  read_only: boolean
+  destructive: boolean
+}
+
 /** What every call answers with. Keep this map in step with `schemas`. */
 export interface Responses {
   'app.info': AppInfo
@@ -62,6 +111,16 @@ export interface Responses {
   'sessions.clear_messages': SessionInfo
   'sessions.rename': SessionInfo
   'sessions.search': SearchHit[]
+  'settings.get': AppSettings
+  'settings.set': AppSettings
+  'providers.list': { providers: ProviderInfo[]; presets: ProviderPreset[]; secret_storage: string }
+  'providers.save': ProviderInfo
+  'providers.remove': { removed: true }
+  'providers.test': { ok: boolean; message: string; models?: string[] }
+  'mcp.list': McpServerInfo[]
+  'mcp.save': McpServerInfo
+  'mcp.remove': { removed: true }
+  'mcp.tools': McpToolInfo[]
   'session.messages': MessagesPage
   'session.get_info': SessionInfo
   'session.subscribe': { subscribed: true }

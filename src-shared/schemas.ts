@@ -36,6 +36,41 @@ export const schemas = {
     limit: z.number().int().min(1).max(200).optional(),
   }),
 
+  'settings.get': z.strictObject({}),
+  'settings.set': z.strictObject({
+    default_model: z.string().min(1).max(200).optional(),
+    default_security: security.optional(),
+    theme: z.enum(['light', 'dark', 'system']).optional(),
+  }),
+  'providers.list': z.strictObject({}),
+  'providers.save': z.strictObject({
+    provider_id: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'use 1–40 lowercase letters, digits or dashes')
+      .optional(),
+    kind: z.enum(['openai-compatible', 'anthropic']),
+    name: z.string().trim().min(1).max(100),
+    base_url: z.url({ protocol: /^https?$/ }).max(500),
+    /** A new key; omit to keep the stored one, empty string to clear it. */
+    api_key: z.string().max(500).optional(),
+    models: z.array(z.string().trim().min(1).max(200)).max(100),
+  }),
+  'providers.remove': z.strictObject({ provider_id: z.string().min(1).max(40) }),
+  'providers.test': z.strictObject({ provider_id: z.string().min(1).max(40) }),
+  'mcp.list': z.strictObject({}),
+  'mcp.save': z.strictObject({
+    server_id: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'use 1–40 lowercase letters, digits or dashes')
+      .optional(),
+    name: z.string().trim().min(1).max(100),
+    command: z.string().trim().min(1).max(1000),
+    args: z.array(z.string().max(2000)).max(100),
+    env: z.record(z.string().max(200), z.string().max(10_000)).optional(),
+    enabled_by_default: z.boolean().optional(),
+  }),
+  'mcp.remove': z.strictObject({ server_id: z.string().min(1).max(40) }),
+  'mcp.tools': z.strictObject({ server_id: z.string().min(1).max(40) }),
   'session.messages': z.strictObject({
     session_id: id,
     cursor: z.string().max(100).nullable().optional(),
@@ -81,7 +116,10 @@ export const schemas = {
     operation_id: id.optional(),
   }),
   'session.snapshot': sessionRef,
-  'session.snapshots': z.strictObject({ session_id: id, limit: z.number().int().min(1).max(1000).optional() }),
+  'session.snapshots': z.strictObject({
+    session_id: id,
+    limit: z.number().int().min(1).max(1000).optional(),
+  }),
   'session.syncshot': sessionRef,
   'session.inspect': sessionRef,
   'session.system': sessionRef,

@@ -215,6 +215,4 @@ export type SessionMutation =
   | { variant: 'session'; session_id: string; info: SessionInfo | null; removed?: boolean }
 
 /** Events pushed from main to a client. */
-export type ServerEvent =
-  | { type: 'mutation'; mutation: SessionMutation }
-  | { type: 'sessions_changed' }
+export type ServerEvent = { type: 'mutation'; mutation: SessionMutation } | { type: 'sessions_changed' }

@@ -62,12 +62,24 @@ function commitThroughput(): void {
     revision INTEGER NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, error_code TEXT,
     parts TEXT NOT NULL); CREATE UNIQUE INDEX messages_seq ON messages(session_id, seq);
     CREATE UNIQUE INDEX messages_id ON messages(message_id);`)
-  const insert = db.prepare(`INSERT INTO messages (session_id, seq, message_id, role, kind, status, turn_id, revision,
+  const insert =
+    db.prepare(`INSERT INTO messages (session_id, seq, message_id, role, kind, status, turn_id, revision,
     created_at, updated_at, error_code, parts) VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, NULL, ?)`)
   const raw = Array.from({ length: N }, (_, i) => message('ses_raw', i, text))
   t0 = performance.now()
   raw.forEach((m, i) =>
-    insert.run(m.session_id, i + 1, m.message_id, m.role, m.kind, m.status, m.revision, m.created_at, m.updated_at, JSON.stringify(m.parts)),
+    insert.run(
+      m.session_id,
+      i + 1,
+      m.message_id,
+      m.role,
+      m.kind,
+      m.status,
+      m.revision,
+      m.created_at,
+      m.updated_at,
+      JSON.stringify(m.parts),
+    ),
   )
   const rawRate = N / ((performance.now() - t0) / 1000)
   db.close()
@@ -83,7 +95,8 @@ function commitThroughput(): void {
 function seeded(rt: Runtime, count: number) {
   const s = rt.sessions.create()
   const insertAll = () => {
-    for (let i = 0; i < count; i++) rt.store.insertMessage(message(s.id, i, `message number ${i} with a little text`))
+    for (let i = 0; i < count; i++)
+      rt.store.insertMessage(message(s.id, i, `message number ${i} with a little text`))
   }
   rt.store.transaction(insertAll)
   s.snapshot()
@@ -113,7 +126,12 @@ function forkCost(): void {
   const a = time(small.id)
   const b = time(large.id)
   void rt.close()
-  line('fork cost', `10-message ${a.toFixed(3)} ms, 10,000-message ${b.toFixed(3)} ms, ratio ${(b / a).toFixed(2)}`, '≤ 2', b / a <= 2)
+  line(
+    'fork cost',
+    `10-message ${a.toFixed(3)} ms, 10,000-message ${b.toFixed(3)} ms, ratio ${(b / a).toFixed(2)}`,
+    '≤ 2',
+    b / a <= 2,
+  )
 }
 
 /** 2,000 real turns with a snapshot every step; bytes on disk per byte of message text. */
@@ -180,7 +198,12 @@ async function deltaFanOut(): Promise<void> {
   await s.prompt('/stream 200000 0').finished
   const rate = deltas / ((performance.now() - t0) / 1000)
   await rt.close()
-  line('delta fan-out to a subscriber', `${Math.round(rate)} deltas/s (${deltas} deltas)`, '≥ 50,000 deltas/s', rate >= 50_000)
+  line(
+    'delta fan-out to a subscriber',
+    `${Math.round(rate)} deltas/s (${deltas} deltas)`,
+    '≥ 50,000 deltas/s',
+    rate >= 50_000,
+  )
 }
 
 async function main(): Promise<void> {
@@ -194,7 +217,9 @@ async function main(): Promise<void> {
   await storageGrowth()
   firstPage()
   await deltaFanOut()
-  console.log('UI figures (streaming into a 2,000-message session in Chromium): see issue 4 — not measured yet.')
+  console.log(
+    'UI figures (streaming into a 2,000-message session in Chromium): see issue 4 — not measured yet.',
+  )
 }
 
 main()

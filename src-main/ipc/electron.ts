@@ -3,7 +3,6 @@ import { EVENT_CHANNEL, INVOKE_CHANNEL } from '../../src-shared/channels'
 import type { ServerEvent } from '../../src-shared/types'
 import type { Peer, Router } from './router'
 
-
 /**
  * The Electron transport: one ipcMain handler over the router. The caller's window is derived
  * from the event (never from the payload), and only our own main frame may call.

@@ -3,7 +3,7 @@ import type { AppInfo, ResponseOf } from '../../src-shared/contract'
 import { ArborError, toErrorShape, type Result } from '../../src-shared/errors'
 import { schemas, type Method, type ParsedRequestOf } from '../../src-shared/schemas'
 import type { ServerEvent } from '../../src-shared/types'
-import type { Runtime } from '../runtime'
+import { PROVIDER_PRESETS, type Runtime } from '../runtime'
 
 /**
  * One client of the router: a browser tab over the WebSocket, or an Electron window.
@@ -14,7 +14,10 @@ export interface Peer {
   send(event: ServerEvent): void
 }
 
-type Handler<M extends Method> = (req: ParsedRequestOf<M>, peer: Peer) => ResponseOf<M> | Promise<ResponseOf<M>>
+type Handler<M extends Method> = (
+  req: ParsedRequestOf<M>,
+  peer: Peer,
+) => ResponseOf<M> | Promise<ResponseOf<M>>
 type Handlers = { [M in Method]: Handler<M> }
 
 export interface Router {
@@ -54,6 +57,31 @@ export function createRouter(runtime: Runtime, appInfo: () => AppInfo): Router {
     'sessions.clear_messages': (r) => runtime.sessions.clear_messages(r.session_id),
     'sessions.rename': (r) => runtime.sessions.rename(r.session_id, r.title),
     'sessions.search': (r) => runtime.sessions.search(r.query, r.limit),
+    'settings.get': () => runtime.settings(),
+    'settings.set': (r) => runtime.updateSettings(r),
+    'providers.list': () => ({
+      providers: runtime.providers.list(),
+      presets: PROVIDER_PRESETS,
+      secret_storage: runtime.secrets.description,
+    }),
+    'providers.save': (r) => {
+      const saved = runtime.providers.save(r)
+      runtime.refreshModels()
+      return saved
+    },
+    'providers.remove': (r) => {
+      runtime.providers.remove(r.provider_id)
+      runtime.refreshModels()
+      return { removed: true }
+    },
+    'providers.test': (r) => runtime.providers.test(r.provider_id),
+    'mcp.list': () => runtime.mcp.list(),
+    'mcp.save': (r) => runtime.mcp.save(r),
+    'mcp.remove': async (r) => {
+      await runtime.mcp.remove(r.server_id)
+      return { removed: true }
+    },
+    'mcp.tools': (r) => runtime.mcp.toolInfos(r.server_id),
     'session.messages': (r) => s(r.session_id).messages(r),
     'session.get_info': (r) => s(r.session_id).info(),
     'session.subscribe': (r, peer) => {

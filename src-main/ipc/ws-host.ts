@@ -56,7 +56,9 @@ export async function startBrowserHost(opts: {
 
   function serveStatic(req: IncomingMessage, res: ServerResponse): void {
     if (!allowedHosts().includes(req.headers.host ?? '')) {
-      res.writeHead(421, { 'content-type': 'text/plain' }).end('Misdirected request: use http://127.0.0.1 address.')
+      res
+        .writeHead(421, { 'content-type': 'text/plain' })
+        .end('Misdirected request: use http://127.0.0.1 address.')
       return
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -94,7 +96,9 @@ export async function startBrowserHost(opts: {
 
   server.on('upgrade', (req, socket, head) => {
     const refuse = (status: number, text: string) => {
-      socket.end(`HTTP/1.1 ${status} ${text}\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n${text}\n`)
+      socket.end(
+        `HTTP/1.1 ${status} ${text}\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n${text}\n`,
+      )
     }
     const url = new URL(req.url ?? '/', 'http://127.0.0.1')
     if (url.pathname !== '/ws') return refuse(404, 'Not Found')
@@ -120,17 +124,26 @@ export async function startBrowserHost(opts: {
     ws.on('message', (data, isBinary) => {
       const raw = isBinary ? null : data.toString()
       if (raw === null)
-        return reply(null, { ok: false, error: { code: 'invalid_request', message: 'Send JSON text frames, not binary.' } })
+        return reply(null, {
+          ok: false,
+          error: { code: 'invalid_request', message: 'Send JSON text frames, not binary.' },
+        })
       if (Buffer.byteLength(raw) > MAX_REQUEST_BYTES)
         return reply(null, {
           ok: false,
-          error: { code: 'payload_too_large', message: `Requests are limited to ${MAX_REQUEST_BYTES} bytes.` },
+          error: {
+            code: 'payload_too_large',
+            message: `Requests are limited to ${MAX_REQUEST_BYTES} bytes.`,
+          },
         })
       let msg: unknown
       try {
         msg = JSON.parse(raw)
       } catch {
-        return reply(null, { ok: false, error: { code: 'invalid_request', message: 'The request is not valid JSON.' } })
+        return reply(null, {
+          ok: false,
+          error: { code: 'invalid_request', message: 'The request is not valid JSON.' },
+        })
       }
       if (!msg || typeof msg !== 'object' || Array.isArray(msg))
         return reply(null, {

@@ -29,32 +29,51 @@ export function toolResult(call: ToolCallPart): { output: unknown; isError: bool
 export function buildModelMessages(history: SessionMessage[]): ModelMessage[] {
   const out: ModelMessage[] = []
   for (const m of history) {
-    if (m.kind === 'summary') out.push({ role: 'user', content: `Summary of the earlier conversation:\n${textOf(m)}` })
+    if (m.kind === 'summary')
+      out.push({ role: 'user', content: `Summary of the earlier conversation:\n${textOf(m)}` })
     else if (m.kind === 'steer') out.push({ role: 'user', content: `[Steering note] ${textOf(m)}` })
     else if (m.role === 'user' && m.kind === 'text') out.push({ role: 'user', content: textOf(m) })
     else if (m.role === 'assistant' && m.kind === 'text') {
       const content: Extract<ModelMessage, { role: 'assistant' }>['content'] = []
       const calls: ToolCallPart[] = []
       for (const p of m.parts) {
-        if ((p.type === 'text' || p.type === 'reasoning') && p.text) content.push({ type: p.type, text: p.text })
+        if ((p.type === 'text' || p.type === 'reasoning') && p.text)
+          content.push({ type: p.type, text: p.text })
         else if (p.type === 'tool_call') {
           calls.push(p)
-          content.push({ type: 'tool-call', toolCallId: p.tool_call_id, toolName: p.name, input: p.input ?? {} })
+          content.push({
+            type: 'tool-call',
+            toolCallId: p.tool_call_id,
+            toolName: p.name,
+            input: p.input ?? {},
+          })
         }
       }
       if (content.length > 0) out.push({ role: 'assistant', content })
       if (calls.length > 0)
         out.push({
           role: 'tool',
-          content: calls.map((c) => ({ type: 'tool-result', toolCallId: c.tool_call_id, toolName: c.name, ...toolResult(c) })),
+          content: calls.map((c) => ({
+            type: 'tool-result',
+            toolCallId: c.tool_call_id,
+            toolName: c.name,
+            ...toolResult(c),
+          })),
         })
     }
   }
   return out
 }
 
-export function systemPrompt(opts: { workspace: string; tools: Tool[]; security: string; variables?: Record<string, string> }) {
-  const tools = opts.tools.map((t) => `- ${t.name}${t.read_only ? ' (read-only)' : ''}: ${t.description}`).join('\n')
+export function systemPrompt(opts: {
+  workspace: string
+  tools: Tool[]
+  security: string
+  variables?: Record<string, string>
+}) {
+  const tools = opts.tools
+    .map((t) => `- ${t.name}${t.read_only ? ' (read-only)' : ''}: ${t.description}`)
+    .join('\n')
   const vars = Object.keys(opts.variables ?? {})
   return [
     'You are the assistant inside Arbor, a desktop app for working with agents.',

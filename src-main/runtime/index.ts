@@ -7,10 +7,17 @@ import type { SearchHit, SessionInfo } from '../../src-shared/types'
 import { openStore, type Store } from '../store'
 import { createScriptedModel, SCRIPTED_MODEL_ID } from './models/scripted'
 import type { Model } from './models/types'
+import { McpManager } from './mcp'
+import { ProviderRegistry } from './providers'
+import { FileSecretStore, MemorySecretStore, type SecretStore } from './secrets'
 import { Session } from './session'
 import { ToolRegistry } from './tools'
+import type { AppSettings } from '../../src-shared/contract'
+import type { SecurityMode } from '../../src-shared/types'
 
 export { Session } from './session'
+export { PROVIDER_PRESETS } from './providers'
+export type { SecretStore } from './secrets'
 export type { Model } from './models/types'
 
 export interface RuntimeOptions {
@@ -19,6 +26,10 @@ export interface RuntimeOptions {
   store?: 'sqlite' | 'memory'
   /** Extra models by id (the scripted offline model is always there). */
   models?: Model[]
+  /** Where API keys live. Default: a 0600 file in dataDir (Electron passes safeStorage). */
+  secrets?: SecretStore
+  /** Retries of transient model failures. Default 3 attempts, 1 s doubling, at most 30 s. */
+  retry?: { attempts: number; base_delay_ms: number; max_delay_ms: number }
   /** Tests wrap the store to inject failures. */
   wrapStore?: (store: Store) => Store
   log?: (message: string) => void
@@ -29,7 +40,8 @@ export function defaultDataDir(): string {
   if (process.env.ARBOR_DATA_DIR) return process.env.ARBOR_DATA_DIR
   const home = homedir()
   if (process.platform === 'darwin') return join(home, 'Library', 'Application Support', 'Arbor')
-  if (process.platform === 'win32') return join(process.env.APPDATA ?? join(home, 'AppData', 'Roaming'), 'Arbor')
+  if (process.platform === 'win32')
+    return join(process.env.APPDATA ?? join(home, 'AppData', 'Roaming'), 'Arbor')
   return join(process.env.XDG_DATA_HOME ?? join(home, '.local', 'share'), 'arbor')
 }
 
@@ -54,6 +66,13 @@ export interface Runtime {
   models: Model[]
   defaultModel: string
   /** Called when any session is created, removed or changes state (for sidebars). */
+  providers: ProviderRegistry
+  mcp: McpManager
+  secrets: SecretStore
+  settings(): AppSettings
+  updateSettings(patch: Partial<AppSettings>): AppSettings
+  /** Rebuilds the model list after providers change. */
+  refreshModels(): void
   onSessionsChanged(listener: () => void): () => void
   close(): Promise<void>
 }
@@ -92,7 +111,8 @@ function acquireLock(dataDir: string): () => void {
 
 export function openRuntime(options: RuntimeOptions = {}): Runtime {
   const kind = options.store ?? 'sqlite'
-  const dataDir = options.dataDir ?? (kind === 'memory' ? join(tmpdir(), `arbor-memory-${process.pid}`) : defaultDataDir())
+  const dataDir =
+    options.dataDir ?? (kind === 'memory' ? join(tmpdir(), `arbor-memory-${process.pid}`) : defaultDataDir())
   mkdirSync(dataDir, { recursive: true })
   const release = kind === 'sqlite' ? acquireLock(dataDir) : () => {}
   let store: Store
@@ -104,9 +124,27 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
     throw err
   }
   const log = options.log ?? ((m: string) => console.warn(`[arbor] ${m}`))
+  const secrets =
+    options.secrets ?? (kind === 'memory' ? new MemorySecretStore() : new FileSecretStore(dataDir))
+  const providers = new ProviderRegistry(store, secrets)
+  const mcp = new McpManager(store)
   const models = new Map<string, Model>()
-  for (const m of [createScriptedModel(), ...(options.models ?? [])]) models.set(m.id, m)
+  const refreshModels = () => {
+    models.clear()
+    for (const m of [createScriptedModel(), ...(options.models ?? []), ...providers.models()])
+      models.set(m.id, m)
+  }
+  refreshModels()
   const tools = new ToolRegistry()
+  const settings = (): AppSettings => {
+    const saved = JSON.parse(store.getSetting('app') ?? '{}') as Partial<AppSettings>
+    return {
+      default_model:
+        saved.default_model && models.has(saved.default_model) ? saved.default_model : SCRIPTED_MODEL_ID,
+      default_security: saved.default_security ?? 'ask',
+      theme: saved.theme ?? 'system',
+    }
+  }
   const live = new Map<string, Session>()
   const changeListeners = new Set<() => void>()
   let closed = false
@@ -114,8 +152,12 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
   const deps = {
     store,
     models,
-    tools,
     log,
+    retry: options.retry ?? { attempts: 3, base_delay_ms: 1000, max_delay_ms: 30_000 },
+    toolsFor: async (row: { plugins: string[] }, onNotice: (m: string) => void) => [
+      ...tools.list(),
+      ...(await mcp.toolsFor(row.plugins, onNotice)),
+    ],
     workspaceFor: (id: string) => join(dataDir, 'workspaces', id),
     sessionsChanged: () => {
       for (const l of changeListeners) l()
@@ -143,7 +185,8 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
     create(opts = {}) {
       ensureOpen()
       const session_id = opts.session_id ?? newId('ses')
-      if (store.getSession(session_id)) throw new ArborError('conflict', `A session with id ${session_id} already exists.`)
+      if (store.getSession(session_id))
+        throw new ArborError('conflict', `A session with id ${session_id} already exists.`)
       const t = Date.now()
       store.createSession({
         session_id,
@@ -153,10 +196,13 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
         archived: false,
         removed: false,
         paused: false,
-        model: SCRIPTED_MODEL_ID,
-        security: 'ask',
+        model: settings().default_model,
+        security: settings().default_security as SecurityMode,
         env: {},
-        plugins: [],
+        plugins: mcp
+          .configs()
+          .filter((c) => c.enabled_by_default)
+          .map((c) => c.server_id),
         allowed_tools: [],
         parent_session_id: null,
         fork_seq: 0,
@@ -182,7 +228,10 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
       const s = get(session_id)
       const row = s.row()
       if (archived && s.busy)
-        throw new ArborError('busy', 'This session has a turn in progress. Stop it before archiving the session.')
+        throw new ArborError(
+          'busy',
+          'This session has a turn in progress. Stop it before archiving the session.',
+        )
       if (row.archived !== archived) store.updateSession(session_id, { archived, updated_at: Date.now() })
       s.changed()
       return s.info()
@@ -207,7 +256,8 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
     clear_messages(session_id) {
       const s = get(session_id)
       const row = s.row()
-      if (row.archived) throw new ArborError('archived', `Session "${row.title}" is archived. Unarchive it first.`)
+      if (row.archived)
+        throw new ArborError('archived', `Session "${row.title}" is archived. Unarchive it first.`)
       if (s.busy) throw new ArborError('busy', 'A turn is in progress. Stop it before clearing the messages.')
       // Soft: forks may still inherit these rows, so they are hidden rather than deleted.
       store.updateSession(session_id, {
@@ -245,8 +295,27 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
     sessions,
     store,
     dataDir,
-    models: [...models.values()],
-    defaultModel: SCRIPTED_MODEL_ID,
+    get models() {
+      return [...models.values()]
+    },
+    get defaultModel() {
+      return settings().default_model
+    },
+    providers,
+    mcp,
+    secrets,
+    settings,
+    updateSettings(patch) {
+      if (patch.default_model !== undefined && !models.has(patch.default_model))
+        throw new ArborError(
+          'invalid_request',
+          `Unknown model "${patch.default_model}". Available: ${[...models.keys()].join(', ')}.`,
+        )
+      const next = { ...settings(), ...patch }
+      store.setSetting('app', JSON.stringify(next))
+      return next
+    },
+    refreshModels,
     onSessionsChanged(listener) {
       changeListeners.add(listener)
       return () => changeListeners.delete(listener)
@@ -255,6 +324,7 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
       if (closed) return
       closed = true
       for (const s of live.values()) await s.shutdown('closing')
+      await mcp.close()
       store.close()
       release()
     },

@@ -23,13 +23,17 @@ import type { CommandRow, SessionRow, SnapshotRow, Store, TurnRow } from '../sto
 import { canonicalJson, sha256 } from '../store/canonical'
 import { buildModelMessages, systemPrompt } from './context'
 import type { Model } from './models/types'
-import { ToolError, type ToolRegistry } from './tools'
+import { ModelError } from './models/types'
+import { ToolError, type Tool } from './tools'
 
 /** Everything a Session needs from its runtime. */
 export interface SessionDeps {
   store: Store
   models: Map<string, Model>
-  tools: ToolRegistry
+  /** Built-in tools plus those of the session's enabled MCP servers. */
+  toolsFor(row: SessionRow, onNotice: (message: string) => void): Promise<Tool[]>
+  /** Bounded retries of transient model failures (visible in the transcript). */
+  retry: { attempts: number; base_delay_ms: number; max_delay_ms: number }
   workspaceFor(session_id: string): string
   /** Sessions were created, removed, renamed or changed state: lists need a refresh. */
   sessionsChanged(): void
@@ -79,7 +83,8 @@ export class Session {
   /** The live row; throws a clear error if the session is gone. */
   row(): SessionRow {
     const row = this.store.getSession(this.id)
-    if (!row || this.removed) throw new ArborError('not_found', `Session ${this.id} does not exist (it may have been removed).`)
+    if (!row || this.removed)
+      throw new ArborError('not_found', `Session ${this.id} does not exist (it may have been removed).`)
     return row
   }
 
@@ -223,7 +228,12 @@ export class Session {
 
   // ---- messages: persist first, then publish ---------------------------------------------
 
-  private append(message: Omit<SessionMessage, 'seq' | 'message_id' | 'session_id' | 'revision' | 'created_at' | 'updated_at'>): SessionMessage {
+  private append(
+    message: Omit<
+      SessionMessage,
+      'seq' | 'message_id' | 'session_id' | 'revision' | 'created_at' | 'updated_at'
+    >,
+  ): SessionMessage {
     const t = now()
     const saved = this.store.insertMessage({
       message_id: newId('msg'),
@@ -255,7 +265,13 @@ export class Session {
     else this.publish({ variant: 'message', session_id: this.id, message: structuredClone(message) })
   }
 
-  private textMessage(role: SessionMessage['role'], kind: SessionMessage['kind'], text: string, turn_id?: string, error_code?: string) {
+  private textMessage(
+    role: SessionMessage['role'],
+    kind: SessionMessage['kind'],
+    text: string,
+    turn_id?: string,
+    error_code?: string,
+  ) {
     return this.append({
       role,
       kind,
@@ -268,7 +284,11 @@ export class Session {
 
   // ---- the FIFO --------------------------------------------------------------------------
 
-  private enqueue(kind: CommandRow['kind'], payload: Record<string, unknown>, turn_id: string | null = null): CommandRow {
+  private enqueue(
+    kind: CommandRow['kind'],
+    payload: Record<string, unknown>,
+    turn_id: string | null = null,
+  ): CommandRow {
     const cmd: CommandRow = {
       command_id: newId('cmd'),
       session_id: this.id,
@@ -348,7 +368,10 @@ export class Session {
     if (!cmd || cmd.session_id !== this.id)
       throw new ArborError('not_found', `No queued command ${command_id} in this session.`)
     if (cmd.status !== 'queued')
-      throw new ArborError('conflict', `Command ${command_id} has already ${cmd.status === 'cancelled' ? 'been removed' : 'started'}.`)
+      throw new ArborError(
+        'conflict',
+        `Command ${command_id} has already ${cmd.status === 'cancelled' ? 'been removed' : 'started'}.`,
+      )
     const result: TurnResult = {
       success: false,
       error: { code: 'stopped', message: 'Removed from the queue before it started.' },
@@ -387,11 +410,16 @@ export class Session {
     }
   }
 
-  /** At a model-step checkpoint: apply set / compact / steer up to the next prompt. */
-  private async applyCheckpointCommands(signal: AbortSignal): Promise<void> {
+  /**
+   * At a model-step checkpoint: apply set / compact / steer up to the next prompt. At a turn's
+   * start a compact waits for the first step: applied there it would summarise away the very
+   * prompt the turn is about to answer.
+   */
+  private async applyCheckpointCommands(signal: AbortSignal, turnStart = false): Promise<void> {
     for (;;) {
       const next = this.store.listCommands(this.id, ['queued'])[0]
       if (!next || next.kind === 'prompt' || signal.aborted) return
+      if (turnStart && next.kind === 'compact') return
       await this.applyCommand(next, signal)
     }
   }
@@ -407,7 +435,12 @@ export class Session {
     try {
       const actions: string[] = []
       if (cmd.kind === 'set') {
-        const p = cmd.payload as { model?: string; security?: SecurityMode; env?: SessionEnv; plugins?: string[] }
+        const p = cmd.payload as {
+          model?: string
+          security?: SecurityMode
+          env?: SessionEnv
+          plugins?: string[]
+        }
         const row = this.row()
         const patch: Partial<SessionRow> = {}
         if (p.model !== undefined && p.model !== row.model) {
@@ -457,7 +490,9 @@ export class Session {
         for (const a of actions) this.textMessage('system', 'action', a, turn_id)
       } catch (err) {
         // The change stands; only its record failed. Say so in the log, publish no success.
-        this.deps.log(`Session ${this.id}: could not record the Action message (${String(err)}); the change stays.`)
+        this.deps.log(
+          `Session ${this.id}: could not record the Action message (${String(err)}); the change stays.`,
+        )
         return
       }
       this.checkpoint(cmd.kind === 'steer' ? 'steer' : 'command')
@@ -466,7 +501,13 @@ export class Session {
       this.store.setCommandStatus(cmd.command_id, 'done')
       this.deps.log(`Session ${this.id}: command ${cmd.kind} failed: ${String(err)}`)
       if (!(err instanceof Error && err.name === 'AbortError'))
-        this.textMessage('system', 'error', `Could not apply ${cmd.kind}: ${toErrorShape(err).message}`, turn_id, 'internal')
+        this.textMessage(
+          'system',
+          'error',
+          `Could not apply ${cmd.kind}: ${toErrorShape(err).message}`,
+          turn_id,
+          'internal',
+        )
       this.publishInfo()
     }
   }
@@ -477,7 +518,8 @@ export class Session {
     const turn = this.store.getTurn(turn_id)
     if (!turn || turn.session_id !== this.id)
       return Promise.reject(new ArborError('not_found', `No turn ${turn_id} in session ${this.id}.`))
-    if (FINISHED.includes(turn.status)) return Promise.resolve(turn.result ?? { success: turn.status === 'succeeded' })
+    if (FINISHED.includes(turn.status))
+      return Promise.resolve(turn.result ?? { success: turn.status === 'succeeded' })
     return new Promise((resolve) => {
       const list = this.waiters.get(turn_id) ?? []
       list.push(resolve)
@@ -493,7 +535,10 @@ export class Session {
   private model(row: SessionRow): Model {
     const model = this.deps.models.get(row.model)
     if (!model)
-      throw new ArborError('model_error', `The model "${row.model}" is not available. Choose another model in the session header.`)
+      throw new ArborError(
+        'model_error',
+        `The model "${row.model}" is not available. Choose another model in the session header.`,
+      )
     return model
   }
 
@@ -524,16 +569,17 @@ export class Session {
   private async drive(a: ActiveTurn): Promise<void> {
     try {
       for (;;) {
-        await this.applyCheckpointCommands(a.abort.signal)
+        await this.applyCheckpointCommands(a.abort.signal, a.turn.steps === 0)
         if (a.abort.signal.aborted) return
         if (this.row().paused) {
           this.setTurnStatus(a, 'paused')
           a.loop = null
           return
         }
-        const last = this.lastAssistant(a.turn.turn_id)
+        const { last, steered } = this.progress(a.turn.turn_id)
         const calls = last ? last.parts.filter((p): p is ToolCallPart => p.type === 'tool_call') : []
-        if (last && calls.length === 0) return this.finish(a, 'succeeded', { success: true })
+        // A steering note that arrived after the last step gets one more step: the model sees it in this turn.
+        if (last && calls.length === 0 && !steered) return this.finish(a, 'succeeded', { success: true })
         if (calls.some((c) => c.status === 'pending_approval' || c.status === 'approved')) {
           const waiting = await this.resolveTools(a, last!)
           if (waiting) {
@@ -544,7 +590,10 @@ export class Session {
           continue
         }
         if (a.turn.steps >= MAX_STEPS_PER_TURN)
-          throw new ArborError('model_error', `The turn reached its limit of ${MAX_STEPS_PER_TURN} model steps and was ended.`)
+          throw new ArborError(
+            'model_error',
+            `The turn reached its limit of ${MAX_STEPS_PER_TURN} model steps and was ended.`,
+          )
         const produced = await this.modelStep(a)
         if (!produced) return this.finish(a, 'succeeded', { success: true })
       }
@@ -567,10 +616,11 @@ export class Session {
     this.publishInfo()
   }
 
-  private lastAssistant(turn_id: string): SessionMessage | undefined {
-    return this.store
-      .listMessages(this.id, { limit: 200 })
-      .find((m) => m.turn_id === turn_id && m.role === 'assistant' && m.kind === 'text')
+  /** The turn's newest reply, and whether a steering note was applied after it. */
+  private progress(turn_id: string): { last?: SessionMessage; steered: boolean } {
+    const mine = this.store.listMessages(this.id, { limit: 200 }).filter((m) => m.turn_id === turn_id)
+    const last = mine.find((m) => m.role === 'assistant' && m.kind === 'text')
+    return { last, steered: mine.some((m) => m.kind === 'steer' && (!last || m.seq > last.seq)) }
   }
 
   private finish(a: ActiveTurn, status: TurnRow['status'], result: TurnResult): void {
@@ -597,7 +647,14 @@ export class Session {
   private async modelStep(a: ActiveTurn): Promise<boolean> {
     const row = this.row()
     const model = this.model(row)
-    const tools = this.deps.tools.list()
+    const tools = await this.tools(row, a.turn.turn_id)
+    const toolMap = new Map(tools.map((t) => [t.name, t]))
+    const specs = tools.map(({ name, description, input_schema, read_only }) => ({
+      name,
+      description,
+      input_schema,
+      read_only,
+    }))
     const system = systemPrompt({
       workspace: this.workspace(row),
       tools,
@@ -619,7 +676,13 @@ export class Session {
     }, FLUSH_INTERVAL_MS)
     const ensure = (): SessionMessage => {
       if (!msg) {
-        msg = this.append({ role: 'assistant', kind: 'text', status: 'streaming', parts: [], turn_id: a.turn.turn_id })
+        msg = this.append({
+          role: 'assistant',
+          kind: 'text',
+          status: 'streaming',
+          parts: [],
+          turn_id: a.turn.turn_id,
+        })
         a.streaming = msg
       }
       return msg
@@ -646,69 +709,86 @@ export class Session {
       const offset = p.text.length
       p.text += text
       dirty = true
-      this.publish({ variant: 'delta', session_id: this.id, message_id: m.message_id, part_id: p.part_id, field: 'text', offset, text })
+      this.publish({
+        variant: 'delta',
+        session_id: this.id,
+        message_id: m.message_id,
+        part_id: p.part_id,
+        field: 'text',
+        offset,
+        text,
+      })
     }
     const calls = new Map<string, ToolCallPart>()
     try {
-      for await (const ev of model.step({ system, messages, tools: this.deps.tools.specs(), signal: a.abort.signal })) {
-        if (a.abort.signal.aborted) break
-        switch (ev.type) {
-          case 'text-delta':
-          case 'reasoning-delta':
-            if (ev.text) appendText(ev.type === 'text-delta' ? 'text' : 'reasoning', ev.text)
-            break
-          case 'tool-input-start': {
-            const part = addPart({
-              type: 'tool_call',
-              part_id: newId('prt'),
-              tool_call_id: ev.toolCallId,
-              name: ev.toolName,
-              input_text: '',
-              status: 'streaming_input',
-            }) as ToolCallPart
-            calls.set(ev.toolCallId, part)
-            break
-          }
-          case 'tool-input-delta': {
-            const part = calls.get(ev.toolCallId)
-            if (!part) break
-            const offset = part.input_text.length
-            part.input_text += ev.text
-            dirty = true
-            this.publish({
-              variant: 'delta',
-              session_id: this.id,
-              message_id: msg!.message_id,
-              part_id: part.part_id,
-              field: 'input',
-              offset,
-              text: ev.text,
-            })
-            break
-          }
-          case 'tool-call': {
-            let part = calls.get(ev.toolCallId)
-            if (!part) {
-              part = addPart({
-                type: 'tool_call',
-                part_id: newId('prt'),
-                tool_call_id: ev.toolCallId,
-                name: ev.toolName,
-                input_text: '',
-                status: 'streaming_input',
-              }) as ToolCallPart
-              calls.set(ev.toolCallId, part)
+      for (let attempt = 1; ; attempt++) {
+        try {
+          for await (const ev of model.step({ system, messages, tools: specs, signal: a.abort.signal })) {
+            if (a.abort.signal.aborted) break
+            switch (ev.type) {
+              case 'text-delta':
+              case 'reasoning-delta':
+                if (ev.text) appendText(ev.type === 'text-delta' ? 'text' : 'reasoning', ev.text)
+                break
+              case 'tool-input-start': {
+                const part = addPart({
+                  type: 'tool_call',
+                  part_id: newId('prt'),
+                  tool_call_id: ev.toolCallId,
+                  name: ev.toolName,
+                  input_text: '',
+                  status: 'streaming_input',
+                }) as ToolCallPart
+                calls.set(ev.toolCallId, part)
+                break
+              }
+              case 'tool-input-delta': {
+                const part = calls.get(ev.toolCallId)
+                if (!part) break
+                const offset = part.input_text.length
+                part.input_text += ev.text
+                dirty = true
+                this.publish({
+                  variant: 'delta',
+                  session_id: this.id,
+                  message_id: msg!.message_id,
+                  part_id: part.part_id,
+                  field: 'input',
+                  offset,
+                  text: ev.text,
+                })
+                break
+              }
+              case 'tool-call': {
+                let part = calls.get(ev.toolCallId)
+                if (!part) {
+                  part = addPart({
+                    type: 'tool_call',
+                    part_id: newId('prt'),
+                    tool_call_id: ev.toolCallId,
+                    name: ev.toolName,
+                    input_text: '',
+                    status: 'streaming_input',
+                  }) as ToolCallPart
+                  calls.set(ev.toolCallId, part)
+                }
+                part.input_text = ev.input
+                this.gate(a, msg!, part, toolMap)
+                break
+              }
+              case 'finish':
+                if (ev.usage) {
+                  a.turn.input_tokens += ev.usage.input_tokens
+                  a.turn.output_tokens += ev.usage.output_tokens
+                }
+                break
             }
-            part.input_text = ev.input
-            this.gate(a, msg!, part)
-            break
           }
-          case 'finish':
-            if (ev.usage) {
-              a.turn.input_tokens += ev.usage.input_tokens
-              a.turn.output_tokens += ev.usage.output_tokens
-            }
-            break
+          break
+        } catch (err) {
+          // Transient failures before any output are retried, each retry announced in the transcript.
+          if (msg === null && (await this.retryAfter(a, err, attempt))) continue
+          throw err
         }
       }
       if (a.abort.signal.aborted) throw abortError()
@@ -724,10 +804,12 @@ export class Session {
     } catch (err) {
       const m = msg as SessionMessage | null
       if (m) {
-        // Partial output stays: cancelled by stop(), or kept as it was when the model failed.
-        m.status = a.abort.signal.aborted ? 'cancelled' : 'complete'
+        // Partial output stays: cancelled by stop(), interrupted by a closing runtime, or kept as
+        // it was when the model failed.
+        m.status = a.abort.signal.aborted ? (a.stopping ? 'cancelled' : 'interrupted') : 'complete'
         for (const p of m.parts)
-          if (p.type === 'tool_call' && (p.status === 'streaming_input' || p.status === 'approved')) p.status = 'cancelled'
+          if (p.type === 'tool_call' && (p.status === 'streaming_input' || p.status === 'approved'))
+            p.status = 'cancelled'
         this.save(m)
       }
       a.streaming = null
@@ -741,23 +823,29 @@ export class Session {
    * Decides a freshly called tool: runs it automatically, asks for approval (a persisted
    * pending interaction), or fails it back to the model.
    */
-  private gate(a: ActiveTurn, msg: SessionMessage, call: ToolCallPart): void {
+  private gate(a: ActiveTurn, msg: SessionMessage, call: ToolCallPart, tools: Map<string, Tool>): void {
     const row = this.row()
-    const tool = this.deps.tools.get(call.name)
+    const tool = tools.get(call.name)
     let input: Record<string, unknown> | undefined
     try {
       const parsed: unknown = JSON.parse(call.input_text || '{}')
-      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) input = parsed as Record<string, unknown>
+      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed))
+        input = parsed as Record<string, unknown>
     } catch {
       /* reported below */
     }
     if (!tool) {
       Object.assign(call, { status: 'error', error: `There is no tool named "${call.name}".` })
     } else if (!input) {
-      Object.assign(call, { status: 'error', error: `The input for ${call.name} is not a JSON object: ${call.input_text.slice(0, 200)}` })
+      Object.assign(call, {
+        status: 'error',
+        error: `The input for ${call.name} is not a JSON object: ${call.input_text.slice(0, 200)}`,
+      })
     } else {
       call.input = input
-      const missing = ((tool.input_schema.required as string[] | undefined) ?? []).filter((k) => !(k in input!))
+      const missing = ((tool.input_schema.required as string[] | undefined) ?? []).filter(
+        (k) => !(k in input!),
+      )
       if (missing.length) {
         Object.assign(call, { status: 'error', error: `${call.name} needs ${missing.join(', ')}.` })
       } else if (tool.kind === 'question') {
@@ -841,15 +929,27 @@ export class Session {
     const calls = msg.parts.filter((p): p is ToolCallPart => p.type === 'tool_call')
     if (calls.some((c) => c.status === 'pending_approval')) return true
     const row = this.row()
+    const tools = new Map((await this.tools(row, a.turn.turn_id)).map((t) => [t.name, t]))
     for (const call of calls) {
       if (call.status !== 'approved') continue
       if (a.abort.signal.aborted) throw abortError()
-      const tool = this.deps.tools.get(call.name)!
+      const tool = tools.get(call.name)
+      if (!tool) {
+        Object.assign(call, {
+          status: 'error',
+          error: `The tool ${call.name} is no longer available (its MCP server was removed or disabled).`,
+        })
+        this.save(msg, [call])
+        continue
+      }
       call.status = 'running'
       this.save(msg, [call])
       try {
         const output = await withTimeout(
-          tool.execute(call.input as Record<string, unknown>, { workspace: this.workspace(row), signal: a.abort.signal }),
+          tool.execute(call.input as Record<string, unknown>, {
+            workspace: this.workspace(row),
+            signal: a.abort.signal,
+          }),
           TOOL_TIMEOUT_MS,
           `${call.name} did not finish within ${TOOL_TIMEOUT_MS / 1000} s.`,
         )
@@ -860,12 +960,50 @@ export class Session {
           this.save(msg, [call])
           throw abortError()
         }
-        const message = err instanceof ToolError ? err.message : `${call.name} failed: ${toErrorShape(err).message}`
+        const message =
+          err instanceof ToolError ? err.message : `${call.name} failed: ${toErrorShape(err).message}`
         Object.assign(call, { status: 'error', error: message })
       }
       this.save(msg, [call])
     }
     return false
+  }
+
+  /** The session's tools; an MCP server that cannot start is reported once as an action line. */
+  private async tools(row: SessionRow, turn_id?: string): Promise<Tool[]> {
+    return this.deps.toolsFor(row, (notice) => {
+      try {
+        this.textMessage('system', 'action', notice, turn_id)
+      } catch (err) {
+        this.deps.log(`Session ${this.id}: ${notice} (${String(err)})`)
+      }
+    })
+  }
+
+  /** Waits and returns true when a failed model call should be tried again. */
+  private async retryAfter(a: ActiveTurn, err: unknown, attempt: number): Promise<boolean> {
+    const { attempts, base_delay_ms, max_delay_ms } = this.deps.retry
+    if (a.abort.signal.aborted || !(err instanceof ModelError) || !err.retryable || attempt >= attempts)
+      return false
+    const delay = err.retry_after_ms ?? base_delay_ms * 2 ** (attempt - 1)
+    if (delay > max_delay_ms) return false
+    const seconds = delay >= 1000 ? `${(delay / 1000).toFixed(delay % 1000 ? 1 : 0)} s` : `${delay} ms`
+    this.textMessage(
+      'system',
+      'action',
+      `${err.message} Retrying in ${seconds} (attempt ${attempt + 1} of ${attempts}).`,
+      a.turn.turn_id,
+    )
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, delay)
+      function done() {
+        clearTimeout(timer)
+        a.abort.signal.removeEventListener('abort', done)
+        resolve()
+      }
+      a.abort.signal.addEventListener('abort', done, { once: true })
+    })
+    return !a.abort.signal.aborted
   }
 
   private workspace(row: SessionRow): string {
@@ -876,32 +1014,51 @@ export class Session {
 
   // ---- respond / stop / pause / run ------------------------------------------------------
 
-  respond(req: { interaction_id: string; decision?: 'approve' | 'deny'; remember?: Remember; reason?: string; answer?: string }) {
+  respond(req: {
+    interaction_id: string
+    decision?: 'approve' | 'deny'
+    remember?: Remember
+    reason?: string
+    answer?: string
+  }) {
     const row = this.row()
     const rec = this.store.getInteraction(req.interaction_id)
     if (!rec || rec.session_id !== this.id)
       throw new ArborError('not_found', `No interaction ${req.interaction_id} in this session.`)
     if (rec.status !== 'pending')
-      throw new ArborError('conflict', `Interaction ${req.interaction_id} is already ${rec.status}; it cannot be answered again.`)
+      throw new ArborError(
+        'conflict',
+        `Interaction ${req.interaction_id} is already ${rec.status}; it cannot be answered again.`,
+      )
     const part = rec.part
     if (part.kind === 'approval' && !req.decision)
-      throw new ArborError('invalid_request', 'This is a tool approval: answer with decision "approve" or "deny".')
+      throw new ArborError(
+        'invalid_request',
+        'This is a tool approval: answer with decision "approve" or "deny".',
+      )
     if (part.kind === 'question' && req.answer === undefined && req.decision !== 'deny')
-      throw new ArborError('invalid_request', 'This is a question: answer with `answer` (or decision "deny" to decline).')
-    const msg = this.store.getMessage(rec.message_id)
+      throw new ArborError(
+        'invalid_request',
+        'This is a question: answer with `answer` (or decision "deny" to decline).',
+      )
+    const msg = this.liveMessage(rec.message_id)
     if (!msg) throw new ArborError('not_found', `The message of interaction ${req.interaction_id} is gone.`)
 
     const approved = part.kind === 'approval' ? req.decision === 'approve' : req.decision !== 'deny'
     const updated: InteractionPart = {
       ...part,
-      status: part.kind === 'question' ? (approved ? 'answered' : 'denied') : approved ? 'approved' : 'denied',
+      status:
+        part.kind === 'question' ? (approved ? 'answered' : 'denied') : approved ? 'approved' : 'denied',
       ...(req.remember ? { remember: req.remember } : {}),
       ...(req.reason ? { reason: req.reason } : {}),
       ...(req.answer !== undefined ? { answer: req.answer } : {}),
     }
-    const call = msg.parts.find((p): p is ToolCallPart => p.type === 'tool_call' && p.tool_call_id === part.tool_call_id)
+    const call = msg.parts.find(
+      (p): p is ToolCallPart => p.type === 'tool_call' && p.tool_call_id === part.tool_call_id,
+    )
     if (call) {
-      if (part.kind === 'question' && approved) Object.assign(call, { status: 'done', output: { answer: req.answer } })
+      if (part.kind === 'question' && approved)
+        Object.assign(call, { status: 'done', output: { answer: req.answer } })
       else if (approved) call.status = 'approved'
       else
         Object.assign(call, {
@@ -909,12 +1066,19 @@ export class Session {
           error: `The user denied this ${part.kind === 'question' ? 'question' : 'tool call'}${req.reason ? `: ${req.reason}` : '.'}`,
         })
     }
-    msg.parts = msg.parts.map((p) => (p.type === 'interaction' && p.interaction_id === part.interaction_id ? updated : p))
+    msg.parts = msg.parts.map((p) =>
+      p.type === 'interaction' && p.interaction_id === part.interaction_id ? updated : p,
+    )
     msg.revision += 1
     msg.updated_at = now()
     this.store.transaction(() => {
       this.store.updateMessage(msg)
-      this.store.saveInteraction({ ...rec, status: updated.status, part: updated, updated_at: msg.updated_at })
+      this.store.saveInteraction({
+        ...rec,
+        status: updated.status,
+        part: updated,
+        updated_at: msg.updated_at,
+      })
       if (approved && part.kind === 'approval' && part.tool_name) {
         if (req.remember === 'session' && !row.allowed_tools.includes(part.tool_name))
           this.store.updateSession(this.id, { allowed_tools: [...row.allowed_tools, part.tool_name] })
@@ -936,9 +1100,24 @@ export class Session {
       })
     // Not queued: resume the waiting turn at once when nothing else is pending.
     const a = this.active
-    if (a && a.turn.turn_id === rec.turn_id && a.turn.status === 'waiting' && this.pendingOf(a.turn.turn_id) === 0)
+    if (
+      a &&
+      a.turn.turn_id === rec.turn_id &&
+      a.turn.status === 'waiting' &&
+      this.pendingOf(a.turn.turn_id) === 0
+    )
       this.resume(a)
     return { interaction_id: rec.interaction_id, status: updated.status }
+  }
+
+  /**
+   * A message as it is now. The one a model step is streaming lives in memory until the step
+   * ends (and is then saved whole), so an answer or a cancel that arrives mid-step must change
+   * that copy, or the step's final save would overwrite it.
+   */
+  private liveMessage(message_id: string): SessionMessage | undefined {
+    const streaming = this.active?.streaming
+    return streaming?.message_id === message_id ? streaming : this.store.getMessage(message_id)
   }
 
   private pendingOf(turn_id: string): number {
@@ -971,13 +1150,14 @@ export class Session {
 
   private cancelInteractions(turn_id: string): void {
     for (const rec of this.store.listInteractions(this.id, 'pending').filter((i) => i.turn_id === turn_id)) {
-      const msg = this.store.getMessage(rec.message_id)
+      const msg = this.liveMessage(rec.message_id)
       const part: InteractionPart = { ...rec.part, status: 'cancelled' }
       this.store.saveInteraction({ ...rec, status: 'cancelled', part, updated_at: now() })
       if (!msg) continue
       msg.parts = msg.parts.map((p) => {
         if (p.type === 'interaction' && p.interaction_id === rec.interaction_id) return part
-        if (p.type === 'tool_call' && p.tool_call_id === rec.part.tool_call_id) return { ...p, status: 'cancelled' as const }
+        if (p.type === 'tool_call' && p.tool_call_id === rec.part.tool_call_id)
+          return { ...p, status: 'cancelled' as const }
         return p
       })
       this.save(msg)
@@ -992,7 +1172,13 @@ export class Session {
     this.publishInfo()
     return pausing
       ? { status: 'pausing', detail: 'The turn will halt at its next step boundary.' }
-      : { status: 'paused', detail: a?.turn.status === 'waiting' ? 'The turn is waiting for an interaction; it will halt after it.' : undefined }
+      : {
+          status: 'paused',
+          detail:
+            a?.turn.status === 'waiting'
+              ? 'The turn is waiting for an interaction; it will halt after it.'
+              : undefined,
+        }
   }
 
   run(steering?: string): Receipt {
@@ -1024,13 +1210,19 @@ export class Session {
   }
 
   /** Commits an immutable snapshot at the current head, naming the head it expects. */
-  private checkpoint(reason: string, turn_id?: string, step?: number, extra?: { system_prompt?: string }): SnapshotRow {
+  private checkpoint(
+    reason: string,
+    turn_id?: string,
+    step?: number,
+    extra?: { system_prompt?: string },
+  ): SnapshotRow {
     const row = this.row()
     const state = { ...this.snapshotState(row), ...extra }
     if (reason === 'turn_end' && row.head_snapshot_id) {
       // The last step's checkpoint already covers this head: don't write a duplicate.
       const head = this.store.getSnapshot(row.head_snapshot_id)
-      if (head && head.head_seq === row.last_seq && sha256(canonicalJson(state)) === head.state_hash) return head
+      if (head && head.head_seq === row.last_seq && sha256(canonicalJson(state)) === head.state_hash)
+        return head
     }
     return this.store.commit_session_snapshot({
       session_id: this.id,
@@ -1055,19 +1247,26 @@ export class Session {
     return this.store.listSnapshots(this.id, limit).map(publicSnapshot)
   }
 
-  syncshot(): SnapshotInfo {
+  async syncshot(): Promise<SnapshotInfo> {
     const row = this.writableRow()
-    const view = this.system()
+    const view = await this.system()
     mkdirSync(this.workspace(row), { recursive: true })
-    return publicSnapshot(this.checkpoint('syncshot', undefined, undefined, { system_prompt: view.system_prompt }))
+    return publicSnapshot(
+      this.checkpoint('syncshot', undefined, undefined, { system_prompt: view.system_prompt }),
+    )
   }
 
-  system(): SystemView {
+  async system(): Promise<SystemView> {
     const row = this.row()
-    const tools = this.deps.tools.list()
+    const tools = await this.tools(row)
     const workspace = row.env.workspace ?? this.deps.workspaceFor(this.id)
     return {
-      system_prompt: systemPrompt({ workspace, tools, security: row.security, ...(row.env.variables ? { variables: row.env.variables } : {}) }),
+      system_prompt: systemPrompt({
+        workspace,
+        tools,
+        security: row.security,
+        ...(row.env.variables ? { variables: row.env.variables } : {}),
+      }),
       tools: tools.map((t) => ({ name: t.name, description: t.description, read_only: t.read_only })),
       workspace,
       model: row.model,
@@ -1084,7 +1283,10 @@ export class Session {
     return mine.length ? Math.min(...mine.map((m) => m.seq)) : Number.MAX_SAFE_INTEGER
   }
 
-  fork(req: { message_id?: string; snapshot_id?: string; operation_id?: string }, child_id: string): SessionRow {
+  fork(
+    req: { message_id?: string; snapshot_id?: string; operation_id?: string },
+    child_id: string,
+  ): SessionRow {
     const row = this.row()
     if (req.message_id && req.snapshot_id)
       throw new ArborError('invalid_request', 'fork() takes message_id or snapshot_id, not both.')
@@ -1114,21 +1316,30 @@ export class Session {
         fork_message_id = m.message_id
       } else {
         fork_seq = Math.min(row.last_seq, mutableFrom - 1)
-        fork_message_id = this.store.listMessages(this.id, { before_seq: fork_seq + 1, limit: 1 })[0]?.message_id ?? null
+        fork_message_id =
+          this.store.listMessages(this.id, { before_seq: fork_seq + 1, limit: 1 })[0]?.message_id ?? null
       }
       if (fork_seq >= mutableFrom)
-        throw new ArborError('conflict', 'That point is inside the turn that is still running; fork from it once the turn ends.')
+        throw new ArborError(
+          'conflict',
+          'That point is inside the turn that is still running; fork from it once the turn ends.',
+        )
       const head = row.head_snapshot_id ? this.store.getSnapshot(row.head_snapshot_id) : undefined
       source = head ?? this.checkpoint('fork_source')
     }
     if (fork_seq >= mutableFrom)
-      throw new ArborError('conflict', 'That point is inside the turn that is still running; fork from it once the turn ends.')
+      throw new ArborError(
+        'conflict',
+        'That point is inside the turn that is still running; fork from it once the turn ends.',
+      )
     if (!this.store.verifySnapshot(source))
       throw new ArborError(
         'integrity_failed',
         `Snapshot ${source.snapshot_id} failed its integrity check (its content no longer matches its hash); refusing to fork from it.`,
       )
-    const state = { ...source.state, ...(req.snapshot_id ? {} : this.snapshotState(row)) }
+    const state = req.snapshot_id
+      ? source.state
+      : { ...source.state, ...this.snapshotState(row), context_from_seq: this.contextFromAt(row, fork_seq) }
     try {
       return this.store.forkSession({
         parent: row,
@@ -1145,6 +1356,19 @@ export class Session {
       const existing = req.operation_id && this.store.findFork(this.id, req.operation_id)
       if (existing) return existing
       throw err
+    }
+  }
+
+  /** Where the model context began at `seq`: after a later compact(), the summary in force then. */
+  private contextFromAt(row: SessionRow, seq: number): number {
+    if (row.context_from_seq <= seq) return row.context_from_seq
+    // Compacted after that point (rare for a fork): walk back to the newest earlier summary.
+    for (let before = seq + 1; ; ) {
+      const page = this.store.listMessages(this.id, { before_seq: before, limit: 200 })
+      const summary = page.find((m) => m.kind === 'summary')
+      if (summary) return summary.seq
+      if (page.length < 200) return 0
+      before = page[page.length - 1]!.seq
     }
   }
 
@@ -1178,7 +1402,13 @@ export class Session {
         output_tokens: turns.reduce((n, t) => n + t.output_tokens, 0),
       },
       work_graph: {
-        turns: turns.map((t) => ({ turn_id: t.turn_id, status: t.status, runs: t.runs, steps: t.steps, tool_calls: callsOf(t.turn_id) })),
+        turns: turns.map((t) => ({
+          turn_id: t.turn_id,
+          status: t.status,
+          runs: t.runs,
+          steps: t.steps,
+          tool_calls: callsOf(t.turn_id),
+        })),
       },
       last_request_view: current?.lastRequest ?? null,
       tool_batch: batch.length ? batch : null,
@@ -1217,13 +1447,22 @@ export class Session {
   }
 
   private interrupt(turn: TurnRow): void {
-    for (const m of this.store.listMessages(this.id, { limit: 200 }).filter((m) => m.turn_id === turn.turn_id)) {
+    for (const m of this.store
+      .listMessages(this.id, { limit: 200 })
+      .filter((m) => m.turn_id === turn.turn_id)) {
       let changed = m.status === 'streaming'
       if (changed) m.status = 'interrupted'
       m.parts = m.parts.map((p) => {
-        if (p.type === 'tool_call' && ['streaming_input', 'approved', 'running', 'pending_approval'].includes(p.status)) {
+        if (
+          p.type === 'tool_call' &&
+          ['streaming_input', 'approved', 'running', 'pending_approval'].includes(p.status)
+        ) {
           changed = true
-          return { ...p, status: 'error' as const, error: 'Interrupted: Arbor stopped while this call was in progress.' }
+          return {
+            ...p,
+            status: 'error' as const,
+            error: 'Interrupted: Arbor stopped while this call was in progress.',
+          }
         }
         return p
       })
@@ -1234,10 +1473,16 @@ export class Session {
       }
     }
     for (const i of this.store.listInteractions(this.id, 'pending').filter((i) => i.turn_id === turn.turn_id))
-      this.store.saveInteraction({ ...i, status: 'cancelled', part: { ...i.part, status: 'cancelled' }, updated_at: now() })
+      this.store.saveInteraction({
+        ...i,
+        status: 'cancelled',
+        part: { ...i.part, status: 'cancelled' },
+        updated_at: now(),
+      })
     const error: ArborErrorShape = {
       code: 'interrupted',
-      message: 'This turn was interrupted because Arbor stopped while it was running. Its partial output is kept; send the prompt again to retry.',
+      message:
+        'This turn was interrupted because Arbor stopped while it was running. Its partial output is kept; send the prompt again to retry.',
     }
     this.textMessage('assistant', 'error', error.message, turn.turn_id, 'interrupted')
     const result: TurnResult = { success: false, error }
@@ -1256,7 +1501,10 @@ export class Session {
         a.abort.abort()
         if (a.loop) await a.loop.catch(() => undefined)
       }
-      const result: TurnResult = { success: false, error: { code: 'not_found', message: 'The session was removed.' } }
+      const result: TurnResult = {
+        success: false,
+        error: { code: 'not_found', message: 'The session was removed.' },
+      }
       for (const id of [...this.waiters.keys()]) this.resolveWaiters(id, result)
       this.active = null
       this.publish({ variant: 'session', session_id: this.id, info: null, removed: true })
@@ -1300,7 +1548,11 @@ function summarizeCommand(c: CommandRow): string {
 }
 
 function securityLabel(mode: SecurityMode): string {
-  return mode === 'ask' ? 'ask for every tool call' : mode === 'auto_read' ? 'auto-approve read-only tools' : 'auto-approve all tools'
+  return mode === 'ask'
+    ? 'ask for every tool call'
+    : mode === 'auto_read'
+      ? 'auto-approve read-only tools'
+      : 'auto-approve all tools'
 }
 
 function abortError(): Error {
@@ -1312,7 +1564,10 @@ function abortError(): Error {
 function errorFor(err: unknown): ArborErrorShape {
   if (err instanceof ArborError) return err.toJSON()
   if (err instanceof Error && err.name === 'ModelError') return { code: 'model_error', message: err.message }
-  return { code: 'model_error', message: `The model failed: ${err instanceof Error ? err.message : String(err)}` }
+  return {
+    code: 'model_error',
+    message: `The model failed: ${err instanceof Error ? err.message : String(err)}`,
+  }
 }
 
 function withTimeout<T>(p: Promise<T>, ms: number, message: string): Promise<T> {

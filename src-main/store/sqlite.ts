@@ -164,9 +164,29 @@ function toSnapshot(r: Row): SnapshotRow {
 
 /** The content a snapshot's hash covers: every field except the hash itself. */
 function snapshotHash(s: Omit<SnapshotRow, 'hash' | 'state'>): string {
-  const { snapshot_id, session_id, parent_snapshot_id, head_seq, reason, step, turn_id, state_hash, created_at } = s
+  const {
+    snapshot_id,
+    session_id,
+    parent_snapshot_id,
+    head_seq,
+    reason,
+    step,
+    turn_id,
+    state_hash,
+    created_at,
+  } = s
   return sha256(
-    canonicalJson({ snapshot_id, session_id, parent_snapshot_id, head_seq, reason, step, turn_id, state_hash, created_at }),
+    canonicalJson({
+      snapshot_id,
+      session_id,
+      parent_snapshot_id,
+      head_seq,
+      reason,
+      step,
+      turn_id,
+      state_hash,
+      created_at,
+    }),
   )
 }
 
@@ -198,8 +218,11 @@ class SqliteStore implements Store {
     const p = (sql: string) => db.prepare(sql)
     this.stmts = {
       getSetting: p('SELECT value FROM settings WHERE key = ?').pluck(),
-      setSetting: p('INSERT INTO settings(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value'),
-      insertSession: p(`INSERT INTO sessions (session_id, title, created_at, updated_at, archived, removed, paused, model,
+      setSetting: p(
+        'INSERT INTO settings(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
+      ),
+      insertSession:
+        p(`INSERT INTO sessions (session_id, title, created_at, updated_at, archived, removed, paused, model,
         security, env, plugins, allowed_tools, parent_session_id, fork_seq, fork_message_id, fork_snapshot_id,
         fork_operation_id, visible_from_seq, context_from_seq, last_seq, head_snapshot_id)
         VALUES (@session_id, @title, @created_at, @updated_at, @archived, @removed, @paused, @model, @security, @env,
@@ -208,11 +231,14 @@ class SqliteStore implements Store {
       getSessionAny: p('SELECT * FROM sessions WHERE session_id = ?'),
       getSession: p('SELECT * FROM sessions WHERE session_id = ? AND removed = 0'),
       listSessions: p('SELECT * FROM sessions WHERE removed = 0 AND archived = ? ORDER BY updated_at DESC'),
-      findFork: p('SELECT * FROM sessions WHERE parent_session_id = ? AND fork_operation_id = ? AND removed = 0'),
+      findFork: p(
+        'SELECT * FROM sessions WHERE parent_session_id = ? AND fork_operation_id = ? AND removed = 0',
+      ),
       hasChildren: p('SELECT 1 FROM sessions WHERE parent_session_id = ? LIMIT 1').pluck(),
       lastSeq: p('SELECT last_seq FROM sessions WHERE session_id = ?').pluck(),
       bumpSeq: p('UPDATE sessions SET last_seq = ?, updated_at = ? WHERE session_id = ?'),
-      insertMessage: p(`INSERT INTO messages (session_id, seq, message_id, role, kind, status, turn_id, revision,
+      insertMessage:
+        p(`INSERT INTO messages (session_id, seq, message_id, role, kind, status, turn_id, revision,
         created_at, updated_at, error_code, parts) VALUES (@session_id, @seq, @message_id, @role, @kind, @status,
         @turn_id, @revision, @created_at, @updated_at, @error_code, @parts)`),
       updateMessage: p(`UPDATE messages SET status = @status, revision = @revision, updated_at = @updated_at,
@@ -220,7 +246,9 @@ class SqliteStore implements Store {
       getMessage: p('SELECT * FROM messages WHERE message_id = ?'),
       pageMessages: p(`SELECT * FROM messages WHERE session_id = ? AND seq > ? AND seq <= ? AND seq < ?
         ORDER BY seq DESC LIMIT ?`),
-      rangeMessages: p('SELECT * FROM messages WHERE session_id = ? AND seq > ? AND seq <= ? ORDER BY seq ASC'),
+      rangeMessages: p(
+        'SELECT * FROM messages WHERE session_id = ? AND seq > ? AND seq <= ? ORDER BY seq ASC',
+      ),
       deleteSessionMessages: p('DELETE FROM messages WHERE session_id = ?'),
       ftsPending: p(`SELECT id, parts, status FROM messages WHERE id > ? ORDER BY id ASC LIMIT 500`),
       ftsInsert: p('INSERT INTO messages_fts(rowid, text) VALUES (?, ?)'),
@@ -232,7 +260,8 @@ class SqliteStore implements Store {
       getCommand: p('SELECT * FROM commands WHERE command_id = ?'),
       setCommandStatus: p('UPDATE commands SET status = ? WHERE command_id = ?'),
       deleteCommand: p('DELETE FROM commands WHERE command_id = ?'),
-      saveTurn: p(`INSERT INTO turns (turn_id, session_id, command_id, status, run_id, runs, steps, input_tokens,
+      saveTurn:
+        p(`INSERT INTO turns (turn_id, session_id, command_id, status, run_id, runs, steps, input_tokens,
         output_tokens, result, created_at, updated_at) VALUES (@turn_id, @session_id, @command_id, @status, @run_id,
         @runs, @steps, @input_tokens, @output_tokens, @result, @created_at, @updated_at)
         ON CONFLICT(turn_id) DO UPDATE SET status = excluded.status, run_id = excluded.run_id, runs = excluded.runs,
@@ -240,18 +269,26 @@ class SqliteStore implements Store {
         result = excluded.result, updated_at = excluded.updated_at`),
       getTurn: p('SELECT * FROM turns WHERE turn_id = ?'),
       listTurns: p('SELECT * FROM turns WHERE session_id = ? ORDER BY created_at ASC, turn_id ASC'),
-      saveInteraction: p(`INSERT INTO interactions (interaction_id, session_id, turn_id, message_id, status, part,
+      saveInteraction:
+        p(`INSERT INTO interactions (interaction_id, session_id, turn_id, message_id, status, part,
         created_at, updated_at) VALUES (@interaction_id, @session_id, @turn_id, @message_id, @status, @part,
         @created_at, @updated_at) ON CONFLICT(interaction_id) DO UPDATE SET status = excluded.status,
         part = excluded.part, updated_at = excluded.updated_at`),
       getInteraction: p('SELECT * FROM interactions WHERE interaction_id = ?'),
-      listInteractions: p('SELECT * FROM interactions WHERE session_id = ? ORDER BY created_at ASC, interaction_id ASC'),
-      headOf: p('SELECT session_id, head_snapshot_id, last_seq FROM sessions WHERE session_id = ? AND removed = 0'),
-      insertSnapshot: p(`INSERT INTO snapshots (snapshot_id, session_id, parent_snapshot_id, head_seq, reason, step,
+      listInteractions: p(
+        'SELECT * FROM interactions WHERE session_id = ? ORDER BY created_at ASC, interaction_id ASC',
+      ),
+      headOf: p(
+        'SELECT session_id, head_snapshot_id, last_seq FROM sessions WHERE session_id = ? AND removed = 0',
+      ),
+      insertSnapshot:
+        p(`INSERT INTO snapshots (snapshot_id, session_id, parent_snapshot_id, head_seq, reason, step,
         turn_id, state_hash, hash, created_at) VALUES (@snapshot_id, @session_id, @parent_snapshot_id, @head_seq,
         @reason, @step, @turn_id, @state_hash, @hash, @created_at)`),
       insertState: p('INSERT OR IGNORE INTO snapshot_states (state_hash, state) VALUES (?, ?)'),
-      advanceHead: p('UPDATE sessions SET head_snapshot_id = ? WHERE session_id = ? AND head_snapshot_id IS ?'),
+      advanceHead: p(
+        'UPDATE sessions SET head_snapshot_id = ? WHERE session_id = ? AND head_snapshot_id IS ?',
+      ),
       getSnapshot: p(`SELECT s.*, st.state FROM snapshots s JOIN snapshot_states st USING (state_hash)
         WHERE s.snapshot_id = ?`),
       listSnapshots: p(`SELECT s.*, st.state FROM snapshots s JOIN snapshot_states st USING (state_hash)
@@ -306,7 +343,9 @@ class SqliteStore implements Store {
     const cols = Object.keys(patch).filter((k) => k !== 'message_count')
     if (cols.length === 0) return
     this.db
-      .prepare(`UPDATE sessions SET ${cols.map((c) => `${c} = @${c}`).join(', ')} WHERE session_id = @session_id`)
+      .prepare(
+        `UPDATE sessions SET ${cols.map((c) => `${c} = @${c}`).join(', ')} WHERE session_id = @session_id`,
+      )
       .run(Object.fromEntries([['session_id', session_id], ...cols.map((c) => [c, params[c]])]))
     if ('visible_from_seq' in patch || 'parent_session_id' in patch) this.segmentCache.clear()
   }
@@ -316,10 +355,15 @@ class SqliteStore implements Store {
       this.db.prepare("DELETE FROM commands WHERE session_id = ? AND status = 'queued'").run(session_id)
       if (this.stmts.hasChildren.get(session_id)) {
         // Forks read their inherited history from these rows: keep them, hide the session.
-        this.db.prepare('UPDATE sessions SET removed = 1, updated_at = ? WHERE session_id = ?').run(Date.now(), session_id)
+        this.db
+          .prepare('UPDATE sessions SET removed = 1, updated_at = ? WHERE session_id = ?')
+          .run(Date.now(), session_id)
         return
       }
-      const ids = this.db.prepare('SELECT id FROM messages WHERE session_id = ?').pluck().all(session_id) as number[]
+      const ids = this.db
+        .prepare('SELECT id FROM messages WHERE session_id = ?')
+        .pluck()
+        .all(session_id) as number[]
       const del = this.db.prepare('DELETE FROM messages_fts WHERE rowid = ?')
       for (const id of ids) del.run(id)
       this.stmts.deleteSessionMessages.run(session_id)
@@ -365,7 +409,8 @@ class SqliteStore implements Store {
         fork_snapshot_id: src.snapshot_id,
         fork_operation_id: req.operation_id,
         visible_from_seq: parent.visible_from_seq,
-        context_from_seq: Math.min(parent.context_from_seq, req.fork_seq),
+        // The context start in force at the fork point (the runtime puts it in the state).
+        context_from_seq: Math.min(src.state.context_from_seq, req.fork_seq),
         last_seq: req.fork_seq,
         head_snapshot_id: null,
       }
@@ -391,7 +436,8 @@ class SqliteStore implements Store {
   insertMessage(message: Omit<SessionMessage, 'seq'>): SessionMessage {
     return this.transaction(() => {
       const last = this.stmts.lastSeq.get(message.session_id) as number | undefined
-      if (last === undefined) throw new ArborError('not_found', `Session ${message.session_id} does not exist.`)
+      if (last === undefined)
+        throw new ArborError('not_found', `Session ${message.session_id} does not exist.`)
       const seq = last + 1
       this.stmts.insertMessage.run({
         ...message,
@@ -432,7 +478,9 @@ class SqliteStore implements Store {
       const r = this.stmts.getSessionAny.get(id) as Row | undefined
       if (!r) break
       out.push({ session_id: id, lo: r.fork_seq as number, hi })
-      hi = r.fork_seq as number
+      // A fork of a fork may branch below its parent's own fork point: never read an ancestor
+      // past the lowest fork point seen so far.
+      hi = Math.min(hi, r.fork_seq as number)
       id = (r.parent_session_id as string | null) ?? null
       if (hi <= 0) break
     }
@@ -450,7 +498,13 @@ class SqliteStore implements Store {
       if (out.length >= opts.limit) break
       const lo = Math.max(seg.lo, floor)
       if (lo >= seg.hi || before <= lo) continue
-      const rows = this.stmts.pageMessages.all(seg.session_id, lo, seg.hi, before, opts.limit - out.length) as Row[]
+      const rows = this.stmts.pageMessages.all(
+        seg.session_id,
+        lo,
+        seg.hi,
+        before,
+        opts.limit - out.length,
+      ) as Row[]
       for (const r of rows) out.push(toMessage(r))
     }
     return out
@@ -464,7 +518,8 @@ class SqliteStore implements Store {
     for (const seg of [...this.segments(session_id)].reverse()) {
       const lo = Math.max(seg.lo, floor)
       if (lo >= seg.hi) continue
-      for (const r of this.stmts.rangeMessages.all(seg.session_id, lo, seg.hi) as Row[]) out.push(toMessage(r))
+      for (const r of this.stmts.rangeMessages.all(seg.session_id, lo, seg.hi) as Row[])
+        out.push(toMessage(r))
     }
     return out
   }
@@ -491,7 +546,10 @@ class SqliteStore implements Store {
 
   search(query: string, limit: number): SearchHit[] {
     this.catchUpIndex()
-    const terms = query.split(/[^\p{L}\p{N}_]+/u).filter(Boolean).slice(0, 16)
+    const terms = query
+      .split(/[^\p{L}\p{N}_]+/u)
+      .filter(Boolean)
+      .slice(0, 16)
     if (terms.length === 0) return []
     const match = terms.map((t) => `"${t}"*`).join(' ')
     const rows = this.stmts.ftsSearch.all(match, limit) as Row[]
@@ -608,7 +666,8 @@ class SqliteStore implements Store {
         turn_id: snap.turn_id ?? null,
       })
       const moved = this.stmts.advanceHead.run(snap.snapshot_id, request.session_id, current)
-      if (moved.changes !== 1) throw new ArborError('conflict', 'The session head moved during the commit; retry.')
+      if (moved.changes !== 1)
+        throw new ArborError('conflict', 'The session head moved during the commit; retry.')
       return snap
     })
   }

@@ -48,7 +48,8 @@ export interface CommandRow {
   created_at: number
 }
 
-export type TurnStatus = 'queued' | 'running' | 'waiting' | 'paused' | 'succeeded' | 'failed' | 'stopped' | 'interrupted'
+export type TurnStatus =
+  'queued' | 'running' | 'waiting' | 'paused' | 'succeeded' | 'failed' | 'stopped' | 'interrupted'
 
 export interface TurnRow {
   turn_id: string

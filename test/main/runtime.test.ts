@@ -142,6 +142,6 @@ describe('runtime: prompts, streaming and persistence (real SQLite file)', () =>
   it('refuses a second runtime on the same data folder with a clear error', () => {
     const dataDir = tempDir()
     sqliteRuntime({ dataDir })
-    expect(() => openRuntime({ dataDir })).toThrow(/Another Arbor process/)
+    expect(() => openRuntime({ dataDir })).toThrow(/Another Arbor (process|runtime)/)
   })
 })

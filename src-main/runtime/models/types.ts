@@ -16,7 +16,13 @@ export type ModelMessage =
     }
   | {
       role: 'tool'
-      content: Array<{ type: 'tool-result'; toolCallId: string; toolName: string; output: unknown; isError: boolean }>
+      content: Array<{
+        type: 'tool-result'
+        toolCallId: string
+        toolName: string
+        output: unknown
+        isError: boolean
+      }>
     }
 
 export interface ToolSpec {
@@ -44,12 +50,13 @@ export type ModelEvent =
 
 /** A failure the user should read: becomes the turn's one canonical error message. */
 export class ModelError extends Error {
-  constructor(
-    message: string,
-    readonly code: 'model_error' = 'model_error',
-  ) {
+  readonly retryable: boolean
+  readonly retry_after_ms: number | undefined
+  constructor(message: string, opts: { retryable?: boolean; retry_after_ms?: number } = {}) {
     super(message)
     this.name = 'ModelError'
+    this.retryable = opts.retryable ?? false
+    this.retry_after_ms = opts.retry_after_ms
   }
 }
 

@@ -78,7 +78,9 @@ export const builtinTools: Tool[] = [
       })
       if (!info.isFile()) throw new ToolError(`${str(input.path)} is not a file.`)
       if (info.size > MAX_READ_BYTES)
-        throw new ToolError(`${str(input.path)} is ${info.size} bytes; read_file reads at most ${MAX_READ_BYTES}.`)
+        throw new ToolError(
+          `${str(input.path)} is ${info.size} bytes; read_file reads at most ${MAX_READ_BYTES}.`,
+        )
       return { path: input.path, content: await readFile(file, 'utf8') }
     },
   },
@@ -87,7 +89,9 @@ export const builtinTools: Tool[] = [
     description: 'List the entries of a folder in the workspace.',
     input_schema: {
       type: 'object',
-      properties: { path: { type: 'string', description: 'Folder relative to the workspace; "." for its root' } },
+      properties: {
+        path: { type: 'string', description: 'Folder relative to the workspace; "." for its root' },
+      },
       required: ['path'],
       additionalProperties: false,
     },

@@ -1,0 +1,239 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { ArborError } from '../../src-shared/errors'
+import type { McpServerInfo, McpToolInfo } from '../../src-shared/contract'
+import type { Store } from '../store'
+import { ToolError, type Tool } from './tools'
+
+export interface McpServerConfig {
+  server_id: string
+  name: string
+  command: string
+  args: string[]
+  env: Record<string, string>
+  enabled_by_default: boolean
+}
+
+const KEY = 'mcp_servers'
+const CONNECT_TIMEOUT_MS = 20_000
+export const MCP_CALL_TIMEOUT_MS = 60_000
+
+interface Connection {
+  client: Client
+  tools: Tool[]
+  infos: McpToolInfo[]
+}
+
+function slug(name: string): string {
+  return (
+    name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 30) || 'server'
+  )
+}
+
+/** Provider APIs accept tool names of [a-zA-Z0-9_-]{1,64}. */
+const qualified = (server: string, tool: string) =>
+  `mcp_${server}_${tool}`.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64)
+
+function textOf(content: unknown): string {
+  if (!Array.isArray(content)) return JSON.stringify(content)
+  return content
+    .map((c: { type?: string; text?: string }) => (c.type === 'text' ? c.text : `[${c.type ?? 'content'}]`))
+    .join('\n')
+}
+
+/**
+ * MCP servers over stdio, through the official SDK. Servers start on first use; their tools are
+ * gated exactly like built-in ones, using the annotations: readOnlyHint marks a tool read-only
+ * (auto-approved in auto_read), anything else asks. A server that dies is restarted on the next
+ * call; a failure becomes an error result the model sees.
+ */
+export class McpManager {
+  private readonly connections = new Map<string, Promise<Connection>>()
+  private readonly failures = new Map<string, string>()
+
+  constructor(private readonly store: Store) {}
+
+  configs(): McpServerConfig[] {
+    return JSON.parse(this.store.getSetting(KEY) ?? '[]') as McpServerConfig[]
+  }
+
+  private write(configs: McpServerConfig[]): void {
+    this.store.setSetting(KEY, JSON.stringify(configs))
+  }
+
+  info(c: McpServerConfig): McpServerInfo {
+    const failed = this.failures.get(c.server_id)
+    return {
+      server_id: c.server_id,
+      name: c.name,
+      command: c.command,
+      args: c.args,
+      env_keys: Object.keys(c.env),
+      enabled_by_default: c.enabled_by_default,
+      status: failed ? 'failed' : this.connections.has(c.server_id) ? 'running' : 'not_started',
+      ...(failed ? { error: failed } : {}),
+    }
+  }
+
+  list(): McpServerInfo[] {
+    return this.configs().map((c) => this.info(c))
+  }
+
+  async save(
+    input: Omit<McpServerConfig, 'server_id' | 'env' | 'enabled_by_default'> & {
+      server_id?: string
+      env?: Record<string, string>
+      enabled_by_default?: boolean
+    },
+  ): Promise<McpServerInfo> {
+    const configs = this.configs()
+    let id = input.server_id
+    if (!id) {
+      const base = slug(input.name)
+      id = base
+      for (let i = 2; configs.some((c) => c.server_id === id); i++) id = `${base}-${i}`
+    }
+    const prev = configs.find((c) => c.server_id === id)
+    const next: McpServerConfig = {
+      server_id: id,
+      name: input.name,
+      command: input.command,
+      args: input.args,
+      env: input.env ?? prev?.env ?? {},
+      enabled_by_default: input.enabled_by_default ?? prev?.enabled_by_default ?? true,
+    }
+    this.write([...configs.filter((c) => c.server_id !== id), next])
+    await this.disconnect(id)
+    return this.info(next)
+  }
+
+  async remove(server_id: string): Promise<void> {
+    const configs = this.configs()
+    if (!configs.some((c) => c.server_id === server_id))
+      throw new ArborError('not_found', `No MCP server "${server_id}".`)
+    this.write(configs.filter((c) => c.server_id !== server_id))
+    await this.disconnect(server_id)
+  }
+
+  private async disconnect(server_id: string): Promise<void> {
+    const conn = this.connections.get(server_id)
+    this.connections.delete(server_id)
+    this.failures.delete(server_id)
+    if (conn) await conn.then((c) => c.client.close()).catch(() => undefined)
+  }
+
+  private connect(config: McpServerConfig): Promise<Connection> {
+    const existing = this.connections.get(config.server_id)
+    if (existing) return existing
+    const attempt = (async () => {
+      const transport = new StdioClientTransport({
+        command: config.command,
+        args: config.args,
+        env: { ...(process.env as Record<string, string>), ...config.env },
+        stderr: 'pipe',
+      })
+      const client = new Client({ name: 'arbor', version: '0.1.0' })
+      // A server that exits forgets its connection, so the next call starts it again.
+      client.onclose = () => {
+        if (this.connections.get(config.server_id) === attempt) this.connections.delete(config.server_id)
+      }
+      await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS })
+      const { tools } = await client.listTools(undefined, { timeout: CONNECT_TIMEOUT_MS })
+      const infos: McpToolInfo[] = tools.map((t) => ({
+        name: t.name,
+        qualified_name: qualified(config.server_id, t.name),
+        description: t.description ?? t.title ?? t.name,
+        read_only: t.annotations?.readOnlyHint === true,
+        destructive: t.annotations?.destructiveHint !== false && t.annotations?.readOnlyHint !== true,
+      }))
+      const wrapped: Tool[] = tools.map((t, i) => {
+        const info = infos[i]!
+        return {
+          name: info.qualified_name,
+          description: `${info.description} (MCP server "${config.name}")`,
+          input_schema: t.inputSchema as Record<string, unknown>,
+          read_only: info.read_only,
+          kind: 'execute',
+          describe: (input) =>
+            `Call the tool "${t.name}" of the MCP server "${config.name}"${info.destructive ? ' (it may change or delete things)' : ''} with ${Object.keys(input).length ? 'the arguments below' : 'no arguments'}.`,
+          execute: async (input, ctx) => {
+            const conn = await this.connect(config).catch((err: unknown) => {
+              throw new ToolError(
+                `The MCP server "${config.name}" could not start: ${(err as Error).message}`,
+              )
+            })
+            let result
+            try {
+              result = await conn.client.callTool({ name: t.name, arguments: input }, undefined, {
+                signal: ctx.signal,
+                timeout: MCP_CALL_TIMEOUT_MS,
+              })
+            } catch (err) {
+              const message = err instanceof Error ? err.message : String(err)
+              if (/timed out|timeout/i.test(message)) {
+                // A hung server is restarted on the next call.
+                void this.disconnect(config.server_id)
+                throw new ToolError(
+                  `The MCP server "${config.name}" did not answer ${t.name} in time (${message}).`,
+                )
+              }
+              if (/closed|exited|EPIPE|not connected/i.test(message)) void this.disconnect(config.server_id)
+              throw new ToolError(`The MCP server "${config.name}" failed on ${t.name}: ${message}`)
+            }
+            if (result.isError) throw new ToolError(`${t.name} reported an error: ${textOf(result.content)}`)
+            return result.structuredContent ?? { content: textOf(result.content) }
+          },
+        }
+      })
+      this.failures.delete(config.server_id)
+      return { client, tools: wrapped, infos }
+    })()
+    this.connections.set(config.server_id, attempt)
+    attempt.catch((err: unknown) => {
+      if (this.connections.get(config.server_id) === attempt) this.connections.delete(config.server_id)
+      this.failures.set(config.server_id, err instanceof Error ? err.message : String(err))
+    })
+    return attempt
+  }
+
+  async toolInfos(server_id: string): Promise<McpToolInfo[]> {
+    const config = this.configs().find((c) => c.server_id === server_id)
+    if (!config) throw new ArborError('not_found', `No MCP server "${server_id}".`)
+    try {
+      return (await this.connect(config)).infos
+    } catch (err) {
+      throw new ArborError(
+        'tool_error',
+        `The MCP server "${config.name}" could not start: ${(err as Error).message}`,
+      )
+    }
+  }
+
+  /**
+   * The tools of the given servers. A server that cannot start contributes no tools; the
+   * failure is reported through `onFailure` (the session turns it into a notice).
+   */
+  async toolsFor(server_ids: string[], onFailure: (message: string) => void): Promise<Tool[]> {
+    const out: Tool[] = []
+    for (const id of server_ids) {
+      const config = this.configs().find((c) => c.server_id === id)
+      if (!config) continue
+      try {
+        out.push(...(await this.connect(config)).tools)
+      } catch (err) {
+        onFailure(
+          `The MCP server "${config.name}" could not start, so its tools are unavailable: ${(err as Error).message}`,
+        )
+      }
+    }
+    return out
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.connections.keys()].map((id) => this.disconnect(id)))
+  }
+}

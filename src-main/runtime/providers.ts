@@ -1,0 +1,191 @@
+import { createAnthropic } from '@ai-sdk/anthropic'
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
+import { ArborError } from '../../src-shared/errors'
+import type { ProviderInfo, ProviderPreset } from '../../src-shared/contract'
+import type { Store } from '../store'
+import { createAiSdkModel, describeFailure, type Endpoint } from './models/ai-sdk'
+import type { Model } from './models/types'
+import { redact, type SecretStore } from './secrets'
+
+export interface ProviderConfig {
+  provider_id: string
+  kind: ProviderInfo['kind']
+  name: string
+  base_url: string
+  models: string[]
+}
+
+/** Local servers at their usual ports, and the two hosted APIs. */
+export const PROVIDER_PRESETS: ProviderPreset[] = [
+  { kind: 'openai-compatible', name: 'Ollama', base_url: 'http://127.0.0.1:11434/v1', needs_key: false },
+  { kind: 'openai-compatible', name: 'LM Studio', base_url: 'http://127.0.0.1:1234/v1', needs_key: false },
+  {
+    kind: 'openai-compatible',
+    name: 'llama.cpp server',
+    base_url: 'http://127.0.0.1:8080/v1',
+    needs_key: false,
+  },
+  { kind: 'openai-compatible', name: 'vLLM', base_url: 'http://127.0.0.1:8000/v1', needs_key: false },
+  { kind: 'openai-compatible', name: 'OpenAI', base_url: 'https://api.openai.com/v1', needs_key: true },
+  { kind: 'anthropic', name: 'Anthropic', base_url: 'https://api.anthropic.com/v1', needs_key: true },
+]
+
+const KEY = 'providers'
+const secretName = (id: string) => `provider:${id}:api_key`
+
+function reachHint(p: ProviderConfig): string | undefined {
+  const local = /^https?:\/\/(127\.0\.0\.1|localhost|\[::1\])/.test(p.base_url)
+  if (!local) return 'check your network connection and the address in Settings → Providers.'
+  const name = PROVIDER_PRESETS.find((x) => x.base_url === p.base_url)?.name ?? p.name
+  return `is ${name} running?`
+}
+
+function slug(name: string): string {
+  return (
+    name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 30) || 'provider'
+  )
+}
+
+/**
+ * Configured providers (in the settings table, without keys) and the models they offer.
+ * Model ids are `provider_id/model`, e.g. `ollama/llama3.2`.
+ */
+export class ProviderRegistry {
+  constructor(
+    private readonly store: Store,
+    private readonly secrets: SecretStore,
+  ) {}
+
+  configs(): ProviderConfig[] {
+    return JSON.parse(this.store.getSetting(KEY) ?? '[]') as ProviderConfig[]
+  }
+
+  private write(configs: ProviderConfig[]): void {
+    this.store.setSetting(KEY, JSON.stringify(configs))
+  }
+
+  info(p: ProviderConfig): ProviderInfo {
+    return { ...p, has_api_key: Boolean(this.secrets.get(secretName(p.provider_id))) }
+  }
+
+  list(): ProviderInfo[] {
+    return this.configs().map((p) => this.info(p))
+  }
+
+  save(
+    input: Omit<ProviderConfig, 'provider_id'> & { provider_id?: string; api_key?: string },
+  ): ProviderInfo {
+    const configs = this.configs()
+    let id = input.provider_id
+    if (!id) {
+      const base = slug(input.name)
+      id = base
+      for (let i = 2; configs.some((c) => c.provider_id === id); i++) id = `${base}-${i}`
+    }
+    const models = [...new Set(input.models)]
+    const next: ProviderConfig = {
+      provider_id: id,
+      kind: input.kind,
+      name: input.name,
+      base_url: input.base_url.replace(/\/+$/, ''),
+      models,
+    }
+    const i = configs.findIndex((c) => c.provider_id === id)
+    if (i >= 0) configs[i] = next
+    else configs.push(next)
+    if (input.api_key !== undefined)
+      this.secrets.set(secretName(id), input.api_key === '' ? null : input.api_key)
+    this.write(configs)
+    return this.info(next)
+  }
+
+  remove(provider_id: string): void {
+    const configs = this.configs()
+    if (!configs.some((c) => c.provider_id === provider_id))
+      throw new ArborError('not_found', `No provider "${provider_id}".`)
+    this.write(configs.filter((c) => c.provider_id !== provider_id))
+    this.secrets.set(secretName(provider_id), null)
+  }
+
+  private endpoint(p: ProviderConfig, model: string): Endpoint {
+    const hint = reachHint(p)
+    return {
+      provider_name: p.name,
+      base_url: p.base_url,
+      model,
+      secrets: () => [this.secrets.get(secretName(p.provider_id))],
+      ...(hint ? { reach_hint: hint } : {}),
+    }
+  }
+
+  private languageModel(p: ProviderConfig, model: string) {
+    const apiKey = this.secrets.get(secretName(p.provider_id))
+    if (p.kind === 'anthropic') return createAnthropic({ baseURL: p.base_url, apiKey: apiKey ?? '' })(model)
+    return createOpenAICompatible({
+      name: p.provider_id,
+      baseURL: p.base_url,
+      ...(apiKey ? { apiKey } : {}),
+      includeUsage: true,
+    }).chatModel(model)
+  }
+
+  /** Every configured model as a runtime Model. */
+  models(): Model[] {
+    return this.configs().flatMap((p) =>
+      p.models.map((m) =>
+        createAiSdkModel({
+          id: `${p.provider_id}/${m}`,
+          label: `${p.name} · ${m}`,
+          offline: /^https?:\/\/(127\.0\.0\.1|localhost)/.test(p.base_url),
+          model: this.languageModel(p, m),
+          endpoint: this.endpoint(p, m),
+        }),
+      ),
+    )
+  }
+
+  /** Test connection: list the server's models (OpenAI-compatible) or send a one-token request. */
+  async test(
+    provider_id: string,
+    signal?: AbortSignal,
+  ): Promise<{ ok: boolean; message: string; models?: string[] }> {
+    const p = this.configs().find((c) => c.provider_id === provider_id)
+    if (!p) throw new ArborError('not_found', `No provider "${provider_id}".`)
+    const key = this.secrets.get(secretName(p.provider_id))
+    const clean = (s: string) => redact(s, [key])
+    try {
+      if (p.kind === 'openai-compatible') {
+        const res = await fetch(`${p.base_url}/models`, {
+          headers: key ? { authorization: `Bearer ${key}` } : {},
+          signal: signal ?? AbortSignal.timeout(10_000),
+        })
+        if (res.status === 401 || res.status === 403)
+          return { ok: false, message: `${p.name} refused the API key (${res.status}).` }
+        if (!res.ok)
+          return { ok: false, message: `${p.name} answered ${res.status} for ${p.base_url}/models.` }
+        const body = (await res.json()) as { data?: Array<{ id: string }> }
+        const models = (body.data ?? []).map((d) => d.id)
+        return { ok: true, message: `Connected to ${p.name}: ${models.length} models available.`, models }
+      }
+      const model = this.models().find((m) => m.id.startsWith(`${p.provider_id}/`))
+      if (!model) return { ok: false, message: 'Add at least one model name to test the connection.' }
+      const ac = new AbortController()
+      for await (const ev of model.step({
+        system: '',
+        messages: [{ role: 'user', content: 'ping' }],
+        tools: [],
+        signal: signal ?? ac.signal,
+      }))
+        if (ev.type === 'text-delta') break
+      ac.abort()
+      return { ok: true, message: `Connected to ${p.name}.` }
+    } catch (err) {
+      const failure = describeFailure(err, this.endpoint(p, p.models[0] ?? ''))
+      return { ok: false, message: clean(failure.message) }
+    }
+  }
+}

@@ -1,0 +1,210 @@
+/**
+ * The real AI SDK provider packages (@ai-sdk/openai-compatible, @ai-sdk/anthropic) against a
+ * loopback server replaying each provider's wire format. No network beyond 127.0.0.1.
+ */
+import { existsSync, readFileSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import type { ToolCallPart } from '../../src-shared/types'
+import { allMessages, sqliteRuntime, tempDir, textOf } from './helpers'
+import { anthropic, openai, startReplayServer } from './fixtures/replay-server'
+
+const servers: Array<{ close(): Promise<void> }> = []
+afterEach(async () => {
+  while (servers.length) await servers.pop()!.close()
+})
+
+const KEY = 'sk-test-SECRET-5f2c9a'
+
+async function setup(kind: 'openai-compatible' | 'anthropic' = 'openai-compatible', opts: { key?: string } = {}) {
+  const server = await startReplayServer()
+  servers.push(server)
+  const dataDir = tempDir()
+  const logs: string[] = []
+  const rt = sqliteRuntime({ dataDir, retry: { attempts: 3, base_delay_ms: 5, max_delay_ms: 2000 }, log: (m) => logs.push(m) })
+  const provider = rt.providers.save({
+    kind,
+    name: kind === 'anthropic' ? 'Anthropic test' : 'Local test',
+    base_url: server.base,
+    models: ['test-model'],
+    api_key: opts.key ?? KEY,
+  })
+  rt.refreshModels()
+  const s = rt.sessions.create()
+  s.set({ model: `${provider.provider_id}/test-model`, security: 'auto' })
+  return { server, rt, s, dataDir, logs }
+}
+
+describe('OpenAI-compatible provider (Ollama, LM Studio, llama.cpp, vLLM, OpenAI)', () => {
+  it('streams text split at awkward byte boundaries, and counts usage', async () => {
+    const { server, s } = await setup()
+    server.queue.push({ body: openai.text(['Héllo ', 'wörld 🌳', ' — done.']), chunk: 7 })
+    expect(await s.prompt('hi').finished).toEqual({ success: true })
+    const msgs = allMessages(s).filter((m) => m.kind !== 'action')
+    expect(textOf(msgs[msgs.length - 1]!)).toBe('Héllo wörld 🌳 — done.')
+    expect(server.requests[0]!.path).toBe('/v1/chat/completions')
+    expect(server.requests[0]!.headers.authorization).toBe(`Bearer ${KEY}`)
+    expect(server.requests[0]!.body.stream).toBe(true)
+    expect(s.inspect().budget).toMatchObject({ input_tokens: 11, output_tokens: 7 })
+  })
+
+  it('streams tool-call arguments, runs the tool between steps, and sends the result back', async () => {
+    const { server, s } = await setup()
+    server.queue.push({ body: openai.toolCall('list_directory', ['{"pa', 'th": ', '"."}']), chunk: 5 })
+    server.queue.push({ body: openai.text(['The folder is empty.']) })
+    expect(await s.prompt('what is in the folder?').finished).toEqual({ success: true })
+    const calls = allMessages(s).flatMap((m) => m.parts.filter((p): p is ToolCallPart => p.type === 'tool_call'))
+    expect(calls).toHaveLength(1)
+    expect(calls[0]).toMatchObject({ name: 'list_directory', input: { path: '.' }, status: 'done', output: { entries: [] } })
+    const second = server.requests[1]!.body
+    expect(second.tools.map((t: any) => t.function.name)).toEqual(expect.arrayContaining(['read_file', 'write_file']))
+    const toolMsg = second.messages.find((m: any) => m.role === 'tool')
+    expect(toolMsg.tool_call_id).toBe('call_abc123')
+    expect(JSON.parse(toolMsg.content)).toMatchObject({ path: '.', entries: [] })
+  })
+
+  it('keeps reasoning as its own part', async () => {
+    const { server, s } = await setup()
+    server.queue.push({ body: openai.reasoning(['Let me ', 'think.'], 'Answer.') })
+    await s.prompt('why?').finished
+    const last = allMessages(s).at(-1)!
+    expect(last.parts.map((p) => p.type)).toEqual(['reasoning', 'text'])
+    expect(textOf(last)).toBe('Let me think.Answer.')
+  })
+
+  it('says what to do when the server is not running, after bounded visible retries', async () => {
+    const { server, s } = await setup()
+    await server.close()
+    servers.pop()
+    const result = await s.prompt('hello?').finished
+    expect(result.success).toBe(false)
+    const msgs = allMessages(s)
+    const errors = msgs.filter((m) => m.kind === 'error')
+    expect(errors).toHaveLength(1)
+    expect(textOf(errors[0]!)).toMatch(new RegExp(`^Cannot reach ${server.base.replace(/[.]/g, '\\.')} — is Local test running\\?`))
+    const retries = msgs.filter((m) => m.kind === 'action' && /Retrying in/.test(textOf(m)))
+    expect(retries.map(textOf).map((t) => t.replace(/.*\(attempt/, '(attempt'))).toEqual(['(attempt 2 of 3).', '(attempt 3 of 3).'])
+  })
+
+  it('a refused key (401) is one error message that names no key, anywhere', async () => {
+    const { server, s, dataDir, logs, rt } = await setup()
+    server.queue.push(openai.error(401, `Incorrect API key provided: ${KEY}`))
+    await s.prompt('hi').finished
+    const errors = allMessages(s).filter((m) => m.kind === 'error')
+    expect(errors).toHaveLength(1)
+    expect(textOf(errors[0]!)).toMatch(/refused the API key \(401\)\. Check the key in Settings → Providers/)
+    expect(textOf(errors[0]!)).not.toContain(KEY)
+    expect(server.requests).toHaveLength(1) // not retried
+    await rt.close()
+    for (const f of ['arbor.db', 'arbor.db-wal'].filter((f) => existsSync(join(dataDir, f))))
+      expect(readFileSync(join(dataDir, f)).includes(Buffer.from(KEY)), `${f} holds the key`).toBe(false)
+    expect(logs.join('\n')).not.toContain(KEY)
+    const secrets = join(dataDir, 'secrets.json')
+    expect(statSync(secrets).mode & 0o777).toBe(0o600)
+    expect(JSON.parse(readFileSync(secrets, 'utf8'))).toEqual({ 'provider:local-test:api_key': KEY })
+  })
+
+  it('a missing model (404) suggests checking its name', async () => {
+    const { server, s } = await setup()
+    server.queue.push(openai.error(404, 'model "test-model" not found, try pulling it first'))
+    await s.prompt('hi').finished
+    expect(textOf(allMessages(s).filter((m) => m.kind === 'error')[0]!)).toMatch(
+      /The model "test-model" was not found at .* \(404\)/,
+    )
+  })
+
+  it('a 429 with retry-after is retried after that long, visibly, then succeeds', async () => {
+    const { server, s } = await setup()
+    server.queue.push(openai.error(429, 'Rate limit reached', { 'retry-after': '0' }))
+    server.queue.push({ body: openai.text(['Now it works.']) })
+    expect(await s.prompt('hi').finished).toEqual({ success: true })
+    const msgs = allMessages(s)
+    expect(msgs.filter((m) => m.kind === 'action').map(textOf).at(-1)).toMatch(
+      /rate limiting requests \(429\); it asks to retry after 0 s\. Retrying in 0 ms \(attempt 2 of 3\)/,
+    )
+    expect(textOf(msgs.at(-1)!)).toBe('Now it works.')
+  })
+
+  it('a context that is too long suggests compacting', async () => {
+    const { server, s } = await setup()
+    server.queue.push(openai.error(400, "This model's maximum context length is 8192 tokens. However, your messages resulted in 9001 tokens."))
+    await s.prompt('hi').finished
+    expect(textOf(allMessages(s).filter((m) => m.kind === 'error')[0]!)).toMatch(/too long .* Compact the session/)
+  })
+
+  it('a stream cut mid-reply keeps the partial text and says so once', async () => {
+    const { server, s } = await setup()
+    const body = openai.text(['The first half ', 'arrives, ', 'then the line drops ', 'and this never comes.'])
+    server.queue.push({ body, chunk: 40, cutAfter: body.indexOf('and this never') - 60 })
+    const result = await s.prompt('hi').finished
+    expect(result.success).toBe(false)
+    const msgs = allMessages(s)
+    const reply = msgs.find((m) => m.role === 'assistant' && m.kind === 'text')!
+    expect(textOf(reply)).toMatch(/^The first half arrives, /)
+    const errors = msgs.filter((m) => m.kind === 'error')
+    expect(errors).toHaveLength(1)
+    expect(textOf(errors[0]!)).toMatch(/cut mid-reply; the partial reply is kept/)
+  })
+})
+
+describe('Anthropic provider', () => {
+  it('streams thinking, text and a tool call with streamed input, then answers with the result', async () => {
+    const { server, s } = await setup('anthropic')
+    server.queue.push({
+      body: anthropic.stream(
+        [
+          { type: 'thinking', parts: ['Check ', 'the folder.'] },
+          { type: 'text', parts: ['Looking… '] },
+          { type: 'tool_use', name: 'list_directory', parts: ['{"path"', ': "."}'] },
+        ],
+        'tool_use',
+      ),
+      chunk: 9,
+    })
+    server.queue.push({ body: anthropic.stream([{ type: 'text', parts: ['Empty ', 'folder.'] }]) })
+    expect(await s.prompt('look').finished).toEqual({ success: true })
+    expect(server.requests[0]!.path).toBe('/v1/messages')
+    expect(server.requests[0]!.headers['x-api-key']).toBe(KEY)
+    const assistant = allMessages(s).filter((m) => m.role === 'assistant' && m.kind === 'text')
+    expect(assistant[0]!.parts.map((p) => p.type)).toEqual(['reasoning', 'text', 'tool_call'])
+    expect(assistant[0]!.parts[2]).toMatchObject({ name: 'list_directory', input: { path: '.' }, status: 'done' })
+    expect(textOf(assistant[1]!)).toBe('Empty folder.')
+    const second = server.requests[1]!.body
+    const result = second.messages.at(-1).content.find((c: any) => c.type === 'tool_result')
+    expect(result.tool_use_id).toBe('toolu_01')
+    expect(s.inspect().budget.input_tokens).toBeGreaterThan(0)
+  })
+
+  it('an overloaded API (529) is retried, a bad key (401) is not', async () => {
+    const { server, s } = await setup('anthropic')
+    server.queue.push(anthropic.error(529, 'overloaded_error', 'Overloaded'))
+    server.queue.push({ body: anthropic.stream([{ type: 'text', parts: ['Fine now.'] }]) })
+    expect(await s.prompt('a').finished).toEqual({ success: true })
+    server.queue.push(anthropic.error(401, 'authentication_error', 'invalid x-api-key'))
+    await s.prompt('b').finished
+    const errors = allMessages(s).filter((m) => m.kind === 'error')
+    expect(errors.map(textOf)).toEqual([expect.stringMatching(/Anthropic test refused the API key \(401\)/)])
+  })
+})
+
+describe('provider settings', () => {
+  it('clients see whether a key is set, never the key; test connection lists models', async () => {
+    const { server, rt } = await setup()
+    const listed = rt.providers.list()
+    expect(listed).toEqual([
+      { provider_id: 'local-test', kind: 'openai-compatible', name: 'Local test', base_url: server.base, models: ['test-model'], has_api_key: true },
+    ])
+    expect(JSON.stringify(listed)).not.toContain(KEY)
+    server.queue.push({
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ object: 'list', data: [{ id: 'llama3.2', object: 'model' }, { id: 'qwen3', object: 'model' }] }),
+    })
+    expect(await rt.providers.test('local-test')).toEqual({
+      ok: true,
+      message: 'Connected to Local test: 2 models available.',
+      models: ['llama3.2', 'qwen3'],
+    })
+    rt.providers.save({ ...listed[0]!, api_key: '' })
+    expect(rt.providers.list()[0]!.has_api_key).toBe(false)
+  })
+})
