@@ -7,7 +7,7 @@ import type { SearchHit, SessionInfo } from '../../src-shared/types'
 import { openStore, type Store } from '../store'
 import { createScriptedModel, SCRIPTED_MODEL_ID } from './models/scripted'
 import type { Model } from './models/types'
-import { McpManager } from './mcp'
+import { McpManager, type McpTimeouts } from './mcp'
 import { ProviderRegistry } from './providers'
 import { FileSecretStore, MemorySecretStore, type SecretStore } from './secrets'
 import { Session } from './session'
@@ -30,6 +30,8 @@ export interface RuntimeOptions {
   secrets?: SecretStore
   /** Retries of transient model failures. Default 3 attempts, 1 s doubling, at most 30 s. */
   retry?: { attempts: number; base_delay_ms: number; max_delay_ms: number }
+  /** How long an MCP server may take to start and to answer a call. */
+  mcp_timeouts?: McpTimeouts
   /** Tests wrap the store to inject failures. */
   wrapStore?: (store: Store) => Store
   log?: (message: string) => void
@@ -127,7 +129,7 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
   const secrets =
     options.secrets ?? (kind === 'memory' ? new MemorySecretStore() : new FileSecretStore(dataDir))
   const providers = new ProviderRegistry(store, secrets)
-  const mcp = new McpManager(store)
+  const mcp = new McpManager(store, options.mcp_timeouts)
   const models = new Map<string, Model>()
   const refreshModels = () => {
     models.clear()

@@ -15,8 +15,11 @@ export interface McpServerConfig {
 }
 
 const KEY = 'mcp_servers'
-const CONNECT_TIMEOUT_MS = 20_000
-export const MCP_CALL_TIMEOUT_MS = 60_000
+export interface McpTimeouts {
+  connect_ms: number
+  call_ms: number
+}
+const DEFAULT_TIMEOUTS: McpTimeouts = { connect_ms: 20_000, call_ms: 60_000 }
 
 interface Connection {
   client: Client
@@ -55,7 +58,10 @@ export class McpManager {
   private readonly connections = new Map<string, Promise<Connection>>()
   private readonly failures = new Map<string, string>()
 
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    private readonly timeouts: McpTimeouts = DEFAULT_TIMEOUTS,
+  ) {}
 
   configs(): McpServerConfig[] {
     return JSON.parse(this.store.getSetting(KEY) ?? '[]') as McpServerConfig[]
@@ -141,8 +147,8 @@ export class McpManager {
       client.onclose = () => {
         if (this.connections.get(config.server_id) === attempt) this.connections.delete(config.server_id)
       }
-      await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS })
-      const { tools } = await client.listTools(undefined, { timeout: CONNECT_TIMEOUT_MS })
+      await client.connect(transport, { timeout: this.timeouts.connect_ms })
+      const { tools } = await client.listTools(undefined, { timeout: this.timeouts.connect_ms })
       const infos: McpToolInfo[] = tools.map((t) => ({
         name: t.name,
         qualified_name: qualified(config.server_id, t.name),
@@ -170,7 +176,7 @@ export class McpManager {
             try {
               result = await conn.client.callTool({ name: t.name, arguments: input }, undefined, {
                 signal: ctx.signal,
-                timeout: MCP_CALL_TIMEOUT_MS,
+                timeout: this.timeouts.call_ms,
               })
             } catch (err) {
               const message = err instanceof Error ? err.message : String(err)

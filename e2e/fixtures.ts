@@ -1,0 +1,163 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { test as base, expect, type Locator, type Page } from '@playwright/test'
+import WebSocket from 'ws'
+import type { ResponseOf } from '../src-shared/contract'
+import type { Method, RequestOf } from '../src-shared/schemas'
+
+/**
+ * e2e fixtures: every test gets its own browser host (`node out/main/serve.js`) on a fresh
+ * data folder. Nothing is built here: `npm run e2e` builds first.
+ */
+
+const SERVE = resolve(__dirname, '..', 'out', 'main', 'serve.js')
+const URL_RE = /https?:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]+/
+const START_TIMEOUT_MS = 20_000
+
+export class Host {
+  private child: ChildProcess | null = null
+  private output = ''
+  url = ''
+
+  constructor(readonly dataDir: string) {}
+
+  /** Starts the host and resolves with the URL it prints (port and token change per run). */
+  async start(): Promise<string> {
+    if (this.child) throw new Error('host already running')
+    this.output = ''
+    const child = spawn(process.execPath, [SERVE, '--port', '0', '--data-dir', this.dataDir], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NO_COLOR: '1' },
+    })
+    this.child = child
+    this.url = await new Promise<string>((resolveUrl, reject) => {
+      const timer = setTimeout(
+        () => fail(new Error(`no URL within ${START_TIMEOUT_MS} ms`)),
+        START_TIMEOUT_MS,
+      )
+      const fail = (err: Error) => {
+        clearTimeout(timer)
+        reject(new Error(`Arbor host did not start: ${err.message}\n--- output ---\n${this.output}`))
+      }
+      const onData = (chunk: Buffer) => {
+        this.output += chunk.toString()
+        const match = URL_RE.exec(this.output)
+        if (match) {
+          clearTimeout(timer)
+          resolveUrl(match[0])
+        }
+      }
+      child.stdout?.on('data', onData)
+      child.stderr?.on('data', (chunk: Buffer) => (this.output += chunk.toString()))
+      child.once('error', fail)
+      child.once('exit', (code, signal) => fail(new Error(`exited early (code ${code}, signal ${signal})`)))
+    })
+    return this.url
+  }
+
+  /** Stops the host (SIGTERM, then SIGKILL if it hangs) and waits for it to exit. */
+  async stop(): Promise<void> {
+    const child = this.child
+    this.child = null
+    if (!child || child.exitCode !== null || child.signalCode !== null) return
+    await new Promise<void>((done) => {
+      const killer = setTimeout(() => child.kill('SIGKILL'), 5_000)
+      child.once('exit', () => {
+        clearTimeout(killer)
+        done()
+      })
+      child.kill('SIGTERM')
+    })
+  }
+
+  /** Same data folder, new process (new port and token). */
+  async restart(): Promise<string> {
+    await this.stop()
+    return this.start()
+  }
+
+  get log(): string {
+    return this.output
+  }
+
+  /**
+   * Calls the host directly over its WebSocket, for test setup the UI does not offer yet
+   * (e.g. renaming sessions). One short-lived socket per call.
+   */
+  async rpc<M extends Method>(method: M, params: RequestOf<M>): Promise<ResponseOf<M>> {
+    const url = new URL(this.url)
+    const socket = new WebSocket(`ws://${url.host}/ws?token=${url.searchParams.get('token')}`)
+    try {
+      await new Promise<void>((ok, fail) => {
+        socket.once('open', () => ok())
+        socket.once('error', fail)
+      })
+      const answer = new Promise<string>((ok) => {
+        socket.on('message', (data) => {
+          const frame = JSON.parse(data.toString()) as { id?: number }
+          if (frame.id === 1) ok(data.toString())
+        })
+      })
+      socket.send(JSON.stringify({ id: 1, method, params }))
+      const { result } = JSON.parse(await answer) as {
+        result: { ok: true; data: ResponseOf<M> } | { ok: false; error: { code: string; message: string } }
+      }
+      if (!result.ok) throw new Error(`${method} failed: ${result.error.code}: ${result.error.message}`)
+      return result.data
+    } finally {
+      socket.close()
+    }
+  }
+}
+
+export const test = base.extend<{ host: Host }>({
+  // eslint-disable-next-line no-empty-pattern -- Playwright requires the object pattern
+  host: async ({}, use) => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'arbor-e2e-'))
+    const host = new Host(dataDir)
+    await host.start()
+    try {
+      await use(host)
+    } finally {
+      await host.stop()
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  },
+})
+
+export { expect }
+
+// ---- page helpers (semantic locators only) ----
+
+/** Opens the app at the host's URL and waits until it is ready to type into. */
+export async function openApp(page: Page, host: Host): Promise<void> {
+  await page.goto(host.url)
+  await expect(composer(page)).toBeVisible()
+  await expect(page.getByRole('navigation', { name: 'Sessions' })).toBeVisible()
+}
+
+export const composer = (page: Page): Locator => page.getByRole('textbox', { name: 'Message' })
+export const transcript = (page: Page): Locator => page.getByRole('log', { name: 'Transcript' })
+export const messages = (page: Page): Locator => transcript(page).getByRole('article')
+export const sidebar = (page: Page): Locator => page.getByRole('navigation', { name: 'Sessions' })
+
+/** Types a prompt and presses Enter. */
+export async function send(page: Page, text: string): Promise<void> {
+  await composer(page).fill(text)
+  await composer(page).press('Enter')
+  await expect(composer(page)).toHaveValue('')
+}
+
+/** Waits until the open session has no running turn (no Stop button). */
+export async function waitIdle(page: Page, timeout = 15_000): Promise<void> {
+  await expect(page.getByRole('button', { name: 'Stop' })).toHaveCount(0, { timeout })
+}
+
+/** The role/kind sequence of the transcript, e.g. ["user/text", "assistant/text"]. */
+export async function shape(page: Page): Promise<string[]> {
+  return messages(page).evaluateAll((els) =>
+    els.map((el) => `${el.getAttribute('data-role')}/${el.getAttribute('data-kind')}`),
+  )
+}

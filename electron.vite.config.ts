@@ -1,0 +1,53 @@
+import { resolve } from 'node:path'
+import { defineConfig } from 'electron-vite'
+import react from '@vitejs/plugin-react'
+
+// electron-vite 6 only auto-discovers src/main, src/preload, src/renderer, so every entry is named here.
+//
+// Output (CommonJS, because package.json has no "type": "module"):
+//   out/main/index.js      Electron main process (package.json "main")
+//   out/main/serve.js      browser host: plain Node, no Electron (`node out/main/serve.js`)
+//   out/main/bench.js      benchmark entry (`node --expose-gc out/main/bench.js`)
+//   out/preload/index.js   sandboxed preload: fully bundled, only `electron` stays external
+//   out/renderer/          React UI, relative asset URLs so it loads from file:// and http://
+
+export default defineConfig({
+  main: {
+    build: {
+      outDir: resolve(__dirname, 'out/main'),
+      // Default, stated for clarity: dependencies (better-sqlite3, ws, zod, ...) and
+      // Node builtins / electron stay external and are require()d at runtime.
+      externalizeDeps: true,
+      rolldownOptions: {
+        input: {
+          index: resolve(__dirname, 'src-main/index.ts'),
+          serve: resolve(__dirname, 'src-main/serve.ts'),
+          bench: resolve(__dirname, 'src-main/bench/index.ts'),
+        },
+      },
+    },
+  },
+  preload: {
+    build: {
+      outDir: resolve(__dirname, 'out/preload'),
+      // A sandboxed preload can only require('electron') (and a few polyfilled builtins),
+      // so bundle every dependency into the single output file.
+      externalizeDeps: false,
+      isolatedEntries: true,
+      rolldownOptions: {
+        input: { index: resolve(__dirname, 'src-preload/index.ts') },
+      },
+    },
+  },
+  renderer: {
+    root: resolve(__dirname, 'src-renderer'),
+    base: './',
+    plugins: [react()],
+    build: {
+      outDir: resolve(__dirname, 'out/renderer'),
+      rolldownOptions: {
+        input: { index: resolve(__dirname, 'src-renderer/index.html') },
+      },
+    },
+  },
+})

@@ -1,0 +1,36 @@
+import { defineConfig } from '@playwright/test'
+
+// The UI is tested through the browser host (out/main/serve.js) in Chromium. Each spec file starts
+// its own host through a fixture, so there is no `webServer` entry here. Build first (`npm run e2e`).
+//
+// This machine cannot download Playwright's browsers, so Debian's Chromium is used
+// (override with CHROMIUM_PATH). The background-networking flags stop Chromium from
+// flooding a closed network with refused connections.
+export default defineConfig({
+  testDir: 'e2e',
+  testMatch: '**/*.spec.ts',
+  fullyParallel: false,
+  workers: 1,
+  forbidOnly: !!process.env.CI,
+  retries: process.env.CI ? 1 : 0,
+  reporter: 'list',
+  timeout: 30_000,
+  expect: { timeout: 5_000 },
+  outputDir: 'test-results',
+  use: {
+    headless: true,
+    screenshot: 'only-on-failure',
+    trace: 'off',
+    launchOptions: {
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
+    },
+  },
+})

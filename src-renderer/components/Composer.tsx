@@ -1,0 +1,86 @@
+import { useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react'
+import { useActions, useApp, useAppStore } from '../state/hooks'
+import { pendingInteractions } from '../state/transcript'
+
+/** Taller than this many pixels, the textarea scrolls instead of growing. */
+const MAX_HEIGHT = 240
+
+/**
+ * Enter sends, Shift+Enter adds a line. While a turn runs, new prompts queue behind it and a
+ * Stop button interrupts the turn (its partial output stays).
+ */
+export function Composer() {
+  const sessionId = useApp((s) => s.transcript?.session_id ?? null)
+  const state = useApp((s) => s.transcript?.info?.state ?? 'idle')
+  const connected = useApp((s) => s.connected)
+  const store = useAppStore()
+  const { send, stop } = useActions()
+  const [text, setText] = useState('')
+  const ref = useRef<HTMLTextAreaElement>(null)
+  const running = state === 'running' || state === 'waiting'
+
+  // Grow with the content, up to a limit.
+  useLayoutEffect(() => {
+    const el = ref.current
+    if (!el) return
+    el.style.height = 'auto'
+    el.style.height = `${Math.min(el.scrollHeight, MAX_HEIGHT)}px`
+  }, [text])
+
+  // A newly opened conversation is ready to type into, unless an approval holds the focus.
+  useEffect(() => {
+    if (pendingInteractions(store.getState().transcript).length === 0) ref.current?.focus()
+  }, [sessionId, store])
+
+  const submit = () => {
+    const query = text.trim()
+    if (!query) return
+    setText('')
+    void send(query).then((ok) => {
+      // Give the text back if it could not be sent (and nothing new was typed meanwhile).
+      if (!ok) setText((current) => current || query)
+    })
+  }
+
+  const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
+      e.preventDefault()
+      submit()
+    }
+  }
+
+  return (
+    <form
+      className="composer"
+      onSubmit={(e) => {
+        e.preventDefault()
+        submit()
+      }}
+    >
+      <textarea
+        ref={ref}
+        className="composer-input"
+        aria-label="Message"
+        placeholder={running ? 'Queue a follow-up…' : 'Message Arbor…'}
+        rows={1}
+        value={text}
+        onChange={(e) => setText(e.target.value)}
+        onKeyDown={onKeyDown}
+      />
+      <div className="composer-actions">
+        {running && (
+          <button type="button" className="btn btn-stop" aria-label="Stop" onClick={() => void stop()}>
+            <span className="stop-square" aria-hidden="true" />
+            Stop
+          </button>
+        )}
+        <button type="submit" className="btn btn-primary" disabled={!text.trim() || !connected}>
+          Send
+        </button>
+      </div>
+      <div className="composer-hint" aria-hidden="true">
+        Enter to send · Shift+Enter for a new line
+      </div>
+    </form>
+  )
+}

@@ -1,0 +1,154 @@
+import { memo } from 'react'
+import type { InteractionPart, MessagePart, SessionMessage, ToolCallPart } from '../../src-shared/types'
+import { InteractionLine } from './InteractionLine'
+import { Markdown } from './Markdown'
+import { ToolCallCard } from './ToolCallCard'
+
+const ROLE_NAMES: Record<SessionMessage['role'], string> = {
+  user: 'You',
+  assistant: 'Assistant',
+  tool: 'Tool',
+  system: 'System',
+}
+
+function plainText(message: SessionMessage): string {
+  return message.parts
+    .map((p) => (p.type === 'text' ? p.text : ''))
+    .filter(Boolean)
+    .join('\n\n')
+}
+
+type Block =
+  | { kind: 'bubble'; key: string; parts: MessagePart[] }
+  | { kind: 'tool'; key: string; part: ToolCallPart; interaction?: InteractionPart }
+  | { kind: 'interaction'; key: string; part: InteractionPart }
+
+/**
+ * Lays a message out as blocks: consecutive text/reasoning parts share one bubble, each tool
+ * call is its own card (carrying the approval that gated it), other interactions are lines.
+ */
+function blocks(parts: MessagePart[]): Block[] {
+  const gate = new Map<string, InteractionPart>()
+  for (const p of parts) if (p.type === 'interaction' && p.tool_call_id) gate.set(p.tool_call_id, p)
+  const out: Block[] = []
+  for (const part of parts) {
+    if (part.type === 'text' || part.type === 'reasoning') {
+      if (part.text === '') continue
+      const last = out[out.length - 1]
+      if (last?.kind === 'bubble') last.parts.push(part)
+      else out.push({ kind: 'bubble', key: part.part_id, parts: [part] })
+    } else if (part.type === 'tool_call') {
+      out.push({ kind: 'tool', key: part.part_id, part, interaction: gate.get(part.tool_call_id) })
+    } else if (!(
+      part.tool_call_id && parts.some((p) => p.type === 'tool_call' && p.tool_call_id === part.tool_call_id)
+    )) {
+      out.push({ kind: 'interaction', key: part.part_id, part })
+    }
+  }
+  return out
+}
+
+function TextPart({ part, role }: { part: MessagePart; role: SessionMessage['role'] }) {
+  if (part.type === 'reasoning') {
+    return (
+      <details className="reasoning">
+        <summary>Reasoning</summary>
+        <div className="reasoning-text">{part.text}</div>
+      </details>
+    )
+  }
+  if (part.type !== 'text') return null
+  return role === 'user' ? <p className="user-text">{part.text}</p> : <Markdown text={part.text} />
+}
+
+const STATUS_NOTES: Partial<Record<SessionMessage['status'], string>> = {
+  cancelled: 'Stopped',
+  interrupted: 'Interrupted',
+}
+
+/**
+ * One persisted message. Memoised on the message object: the store keeps unchanged messages
+ * identical, so while one reply streams only that reply re-renders.
+ */
+export const MessageView = memo(function MessageView({ message }: { message: SessionMessage }) {
+  const { role, kind, status } = message
+  const common = {
+    'data-role': role,
+    'data-kind': kind,
+    'data-status': status,
+    'data-message-id': message.message_id,
+  }
+
+  if (kind === 'action') {
+    return (
+      <article className="msg msg-action" aria-label="Action" {...common}>
+        <span className="action-text">{plainText(message)}</span>
+      </article>
+    )
+  }
+
+  if (kind === 'error') {
+    return (
+      <article className="msg msg-error" aria-label="Error" {...common}>
+        <div className="error-card" role="alert">
+          <div className="error-title">
+            <span className="error-icon" aria-hidden="true">
+              !
+            </span>
+            Something went wrong
+            {message.error_code && <code className="error-code">{message.error_code}</code>}
+          </div>
+          <div className="error-body">{plainText(message) || 'The turn failed.'}</div>
+        </div>
+      </article>
+    )
+  }
+
+  if (kind === 'summary') {
+    return (
+      <article className="msg msg-summary" aria-label="Summary" {...common}>
+        <details>
+          <summary>Summary of the earlier conversation</summary>
+          <Markdown text={plainText(message)} />
+        </details>
+      </article>
+    )
+  }
+
+  if (kind === 'steer') {
+    return (
+      <article className="msg msg-steer" aria-label="Steering note" {...common}>
+        <span className="steer-label">Steering</span> {plainText(message)}
+      </article>
+    )
+  }
+
+  const laid = blocks(message.parts)
+  const note = STATUS_NOTES[status]
+  const thinking = status === 'streaming' && laid.length === 0
+  return (
+    <article className={`msg msg-${role}`} aria-label={ROLE_NAMES[role]} {...common}>
+      {laid.map((b) => {
+        if (b.kind === 'tool') return <ToolCallCard key={b.key} part={b.part} interaction={b.interaction} />
+        if (b.kind === 'interaction') return <InteractionLine key={b.key} part={b.part} />
+        return (
+          <div key={b.key} className="bubble">
+            {b.parts.map((p) => (
+              <TextPart key={p.part_id} part={p} role={role} />
+            ))}
+          </div>
+        )
+      })}
+      {thinking && (
+        <div className="bubble">
+          <span className="typing" aria-label="Thinking">
+            <span />
+            <span />
+            <span />
+          </span>
+        </div>
+      )}
+      {note && <div className="msg-note">{note}</div>}
+    </article>
+  )
+})

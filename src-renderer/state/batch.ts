@@ -1,0 +1,49 @@
+/**
+ * Collects items and hands them over in one batch per animation frame, so a burst of streaming
+ * deltas causes one state update and one render per frame instead of one per delta.
+ * `flush()` applies what is queued at once (the store calls it before merging a page so that
+ * mutations and responses are applied in the order they arrived).
+ */
+export type Schedule = (run: () => void) => void
+
+/** requestAnimationFrame, with a timer fallback: hidden windows get no frames at all. */
+export const frameSchedule: Schedule = (run) => {
+  let done = false
+  const once = () => {
+    if (done) return
+    done = true
+    run()
+  }
+  if (typeof requestAnimationFrame === 'function') requestAnimationFrame(once)
+  setTimeout(once, 100)
+}
+
+export interface Batcher<T> {
+  push(item: T): void
+  flush(): void
+}
+
+export function createBatcher<T>(
+  apply: (items: T[]) => void,
+  schedule: Schedule = frameSchedule,
+): Batcher<T> {
+  let queue: T[] = []
+  let scheduled = false
+  function flush() {
+    scheduled = false
+    if (queue.length === 0) return
+    const items = queue
+    queue = []
+    apply(items)
+  }
+  return {
+    push(item) {
+      queue.push(item)
+      if (!scheduled) {
+        scheduled = true
+        schedule(flush)
+      }
+    },
+    flush,
+  }
+}

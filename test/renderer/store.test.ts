@@ -1,0 +1,236 @@
+import { describe, expect, it } from 'vitest'
+import { createClient } from '../../src-shared/client'
+import type { AppInfo } from '../../src-shared/contract'
+import type { MessagesPage, SessionMutation } from '../../src-shared/types'
+import { createApp } from '../../src-renderer/state/store'
+import { staleMessageIds } from '../../src-renderer/state/transcript'
+import { FakeHost, settle } from './fakeHost'
+import { SID, delta, firstText, info, messageMut, msg, text } from './fixtures'
+
+const APP: AppInfo = {
+  version: '0.1.0',
+  host: 'browser',
+  data_dir: '/tmp/x',
+  store: 'memory',
+  models: [{ id: 'scripted', label: 'Scripted offline model', offline: true }],
+  default_model: 'scripted',
+}
+
+/** A host with one session (SID) holding `page`, and a manual frame clock. */
+function setup(page: MessagesPage = { items: [], next_cursor: null }) {
+  const host = new FakeHost()
+    .on('app.info', () => APP)
+    .on('sessions.list', () => [info(SID)])
+    .on('sessions.create', () => info('ses_new', { created_at: 5, updated_at: 5 }))
+    .on('session.subscribe', () => ({ subscribed: true }))
+    .on('session.unsubscribe', () => ({ subscribed: false }))
+    .on('session.messages', () => page)
+    .on('session.interactions', () => [])
+    .on('session.get_info', ({ session_id }) => info(session_id))
+    .on('session.prompt', () => ({ id: 'turn_1', command_id: 'cmd_1' }))
+  const frames: Array<() => void> = []
+  const opened: Array<string | null> = []
+  const app = createApp(createClient(host), {
+    schedule: (run) => frames.push(run),
+    setTimer: (fn) => frames.push(fn),
+    initialSessionId: SID,
+    onOpen: (id) => opened.push(id),
+  })
+  const frame = () => {
+    const pending = frames.splice(0)
+    for (const run of pending) run()
+  }
+  const emit = (mutation: SessionMutation) => host.emit({ type: 'mutation', mutation })
+  return { host, app, state: () => app.store.getState(), frame, emit, opened }
+}
+
+describe('app store', () => {
+  it('boots: app info, sessions, then subscribes BEFORE reading the open session', async () => {
+    const { host, app, state, opened } = setup({
+      items: [msg('m1', 1, { parts: [text('p', 'hi')] })],
+      next_cursor: null,
+    })
+    await app.actions.boot()
+    expect(host.methods()).toEqual([
+      'app.info',
+      'sessions.list',
+      'session.subscribe',
+      'session.messages',
+      'session.interactions',
+      'session.get_info',
+    ])
+    expect(state().ready).toBe(true)
+    expect(state().app?.models[0].label).toBe('Scripted offline model')
+    expect(state().transcript?.session_id).toBe(SID)
+    expect(firstText(state().transcript?.messages[0])).toBe('hi')
+    expect(opened).toEqual([SID])
+  })
+
+  it('sending without an open chat creates one, subscribes, then prompts', async () => {
+    const { host, app, state } = setup()
+    host.on('sessions.list', () => [])
+    await app.actions.boot()
+    host.clearCalls()
+    expect(await app.actions.send('  hello  ')).toBe(true)
+    const methods = host.methods()
+    expect(methods.indexOf('sessions.create')).toBe(0)
+    expect(methods.indexOf('session.subscribe')).toBeLessThan(methods.indexOf('session.prompt'))
+    expect(host.calls.find((c) => c.method === 'session.prompt')?.params).toEqual({
+      session_id: 'ses_new',
+      query: 'hello',
+    })
+    expect(state().transcript?.session_id).toBe('ses_new')
+  })
+
+  it('applies live mutations once per frame, in order', async () => {
+    const { app, state, frame, emit } = setup()
+    await app.actions.boot()
+    emit(messageMut(msg('m1', 1, { status: 'streaming', parts: [text('p', '')] })))
+    emit(delta('m1', 'p', 0, 'Hel'))
+    emit(delta('m1', 'p', 3, 'lo'))
+    expect(state().transcript?.messages).toEqual([])
+    frame()
+    expect(firstText(state().transcript?.messages[0])).toBe('Hello')
+  })
+
+  it('a page answered after queued live mutations never rolls them back', async () => {
+    const { host, app, state, emit } = setup()
+    await app.actions.boot()
+    emit(messageMut(msg('m1', 1, { revision: 3, parts: [text('p', 'live')] })))
+    // No frame yet; a page (older revision) arrives: the live copy must still win.
+    host.on('session.messages', () => ({
+      items: [msg('m1', 1, { revision: 2, parts: [text('p', 'old')] })],
+      next_cursor: null,
+    }))
+    host.setConnected(false)
+    host.setConnected(true)
+    await settle()
+    expect(state().transcript?.messages).toHaveLength(1)
+    expect(firstText(state().transcript?.messages[0])).toBe('live')
+  })
+
+  it('after a reconnect re-subscribes, reloads and converges without duplicates', async () => {
+    const first = msg('m1', 1, { role: 'user', parts: [text('p', 'q')] })
+    const { host, app, state } = setup({ items: [first], next_cursor: null })
+    await app.actions.boot()
+    host.setConnected(false)
+    expect(state().connected).toBe(false)
+    const reply = msg('m2', 2, { parts: [text('p', 'answer')] })
+    host.on('session.messages', () => ({ items: [reply, first], next_cursor: null }))
+    host.clearCalls()
+    host.setConnected(true)
+    await settle()
+    expect(state().connected).toBe(true)
+    const methods = host.methods()
+    expect(methods).toContain('session.subscribe')
+    expect(methods.indexOf('session.subscribe')).toBeLessThan(methods.indexOf('session.messages'))
+    expect(state().transcript?.messages.map((m) => m.message_id)).toEqual(['m1', 'm2'])
+  })
+
+  it('refetches the latest page when the live stream has a gap', async () => {
+    const { host, app, state, frame, emit } = setup({
+      items: [msg('m1', 1, { status: 'streaming', parts: [text('p', 'Hello')] })],
+      next_cursor: null,
+    })
+    await app.actions.boot()
+    host.on('session.messages', () => ({
+      items: [msg('m1', 1, { status: 'streaming', parts: [text('p', 'Hello there, ')] })],
+      next_cursor: null,
+    }))
+    host.clearCalls()
+    emit(delta('m1', 'p', 13, 'friend'))
+    frame()
+    expect(staleMessageIds(state().transcript)).toEqual(['m1'])
+    await settle()
+    expect(host.methods()).toEqual(['session.messages'])
+    expect(firstText(state().transcript?.messages[0])).toBe('Hello there, friend')
+    expect(staleMessageIds(state().transcript)).toEqual([])
+  })
+
+  it('refreshes the list on sessions_changed', async () => {
+    const { host, app, state } = setup()
+    await app.actions.boot()
+    host.on('sessions.list', () => [info(SID), info('ses_2', { updated_at: 9 })])
+    host.emit({ type: 'sessions_changed' })
+    await settle()
+    expect(state().sessions.map((s) => s.session_id)).toEqual(['ses_2', SID])
+  })
+
+  it('opens another session when the open one is removed elsewhere', async () => {
+    const { host, app, state, frame, emit } = setup()
+    host.on('sessions.list', () => [info(SID, { updated_at: 5 }), info('ses_2')])
+    await app.actions.boot()
+    emit({ variant: 'session', session_id: SID, info: null, removed: true })
+    frame()
+    await settle()
+    expect(state().sessions.map((s) => s.session_id)).toEqual(['ses_2'])
+    expect(state().transcript?.session_id).toBe('ses_2')
+    expect(host.calls.filter((c) => c.method === 'session.subscribe').at(-1)?.params).toEqual({
+      session_id: 'ses_2',
+    })
+  })
+
+  it('switching sessions unsubscribes the previous one', async () => {
+    const { host, app } = setup()
+    host.on('sessions.list', () => [info(SID), info('ses_2')])
+    await app.actions.boot()
+    host.clearCalls()
+    await app.actions.openSession('ses_2')
+    expect(host.calls[0]).toEqual({ method: 'session.unsubscribe', params: { session_id: SID } })
+    expect(host.methods()).toContain('session.subscribe')
+  })
+
+  it('reports a refused call as a notice and never as a message', async () => {
+    const { host, app, state } = setup()
+    await app.actions.boot()
+    host.on('session.prompt', () => {
+      throw Object.assign(new Error('too long'), { code: 'invalid_request' })
+    })
+    expect(await app.actions.send('x')).toBe(false)
+    expect(state().notice?.text).toBe('Could not send: too long')
+    expect(state().transcript?.messages).toEqual([])
+  })
+
+  it('responds to an interaction with the chosen decision', async () => {
+    const { host, app, state } = setup()
+    host.on('session.respond', ({ interaction_id }) => ({ interaction_id, status: 'approved' }))
+    await app.actions.boot()
+    const p = app.actions.respond('int_1', { decision: 'approve', remember: 'always_for_tool' })
+    expect(state().responding).toEqual({ int_1: true })
+    await p
+    expect(state().responding).toEqual({})
+    expect(host.calls.at(-1)).toEqual({
+      method: 'session.respond',
+      params: { session_id: SID, interaction_id: 'int_1', decision: 'approve', remember: 'always_for_tool' },
+    })
+  })
+
+  it('closes the open session when a list refresh shows it was removed elsewhere', async () => {
+    const { host, app, state } = setup()
+    host.on('sessions.list', () => [info(SID, { updated_at: 5 }), info('ses_2')])
+    await app.actions.boot()
+    host.on('sessions.list', () => [info('ses_2')])
+    host.on('session.get_info', ({ session_id }) => {
+      if (session_id === SID) throw Object.assign(new Error('gone'), { code: 'not_found' })
+      return info(session_id)
+    })
+    host.emit({ type: 'sessions_changed' })
+    await settle()
+    expect(state().transcript?.session_id).toBe('ses_2')
+    expect(state().notice).toBeNull()
+  })
+
+  it('loads older pages on demand and merges them in order', async () => {
+    const { host, app, state } = setup({ items: [msg('m3', 3), msg('m2', 2)], next_cursor: 'c2' })
+    await app.actions.boot()
+    expect(state().transcript?.older_cursor).toBe('c2')
+    host.on('session.messages', ({ cursor }) => {
+      expect(cursor).toBe('c2')
+      return { items: [msg('m1', 1)], next_cursor: null }
+    })
+    await app.actions.loadOlder()
+    expect(state().transcript?.messages.map((m) => m.message_id)).toEqual(['m1', 'm2', 'm3'])
+    expect(state().transcript?.older_cursor).toBeNull()
+    expect(state().loadingOlder).toBe(false)
+  })
+})

@@ -1,0 +1,230 @@
+import { act } from 'react'
+import { createRoot, type Root } from 'react-dom/client'
+import { afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { createClient } from '../../src-shared/client'
+import type { AppInfo } from '../../src-shared/contract'
+import type { MessagesPage, PendingInteraction, SessionInfo } from '../../src-shared/types'
+import { App } from '../../src-renderer/App'
+import { AppContext } from '../../src-renderer/state/hooks'
+import { createApp } from '../../src-renderer/state/store'
+import { FakeHost, settle } from './fakeHost'
+import { SID, approval, info, msg, text, toolCall } from './fixtures'
+
+const APP: AppInfo = {
+  version: '0.1.0',
+  host: 'browser',
+  data_dir: '/tmp/x',
+  store: 'memory',
+  models: [{ id: 'scripted', label: 'Scripted offline model', offline: true }],
+  default_model: 'scripted',
+}
+
+beforeAll(() => {
+  ;(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true
+})
+
+let root: Root | null = null
+let container: HTMLElement | null = null
+
+afterEach(() => {
+  act(() => root?.unmount())
+  container?.remove()
+  root = null
+})
+
+async function render(
+  opts: { page?: MessagesPage; pending?: PendingInteraction[]; session?: SessionInfo } = {},
+) {
+  const session = opts.session ?? info(SID, { title: 'Greetings' })
+  const host = new FakeHost()
+    .on('app.info', () => APP)
+    .on('sessions.list', () => [session])
+    .on('session.subscribe', () => ({ subscribed: true }))
+    .on('session.messages', () => opts.page ?? { items: [], next_cursor: null })
+    .on('session.interactions', () => opts.pending ?? [])
+    .on('session.get_info', () => session)
+    .on('session.prompt', () => ({ id: 'turn_1', command_id: 'cmd_1' }))
+    .on('session.respond', ({ interaction_id }) => ({ interaction_id, status: 'approved' }))
+    .on('session.unqueue', () => ({ removed: true }))
+    .on('session.stop', () => ({ stopped: true }))
+  const app = createApp(createClient(host), { schedule: (run) => run(), initialSessionId: SID })
+  container = document.createElement('div')
+  document.body.append(container)
+  root = createRoot(container)
+  await act(async () => {
+    root?.render(
+      <AppContext value={app}>
+        <App host="browser" hasToken />
+      </AppContext>,
+    )
+    await app.actions.boot()
+    await settle()
+  })
+  return { host, app, el: container }
+}
+
+const $ = (el: HTMLElement, sel: string) => el.querySelector(sel) as HTMLElement | null
+const $$ = (el: HTMLElement, sel: string) => Array.from(el.querySelectorAll(sel)) as HTMLElement[]
+
+function button(el: HTMLElement, name: string): HTMLButtonElement {
+  const found = $$(el, 'button').find((b) => (b.getAttribute('aria-label') ?? b.textContent?.trim()) === name)
+  if (!found) throw new Error(`no button "${name}"`)
+  return found as HTMLButtonElement
+}
+
+describe('App', () => {
+  it('shows the session, its model label and the approval mode', async () => {
+    const { el } = await render()
+    expect($(el, 'nav[aria-label="Sessions"]')?.textContent).toContain('Greetings')
+    expect($(el, '[aria-current="page"]')?.textContent).toContain('Greetings')
+    expect($(el, 'h1')?.textContent).toBe('Greetings')
+    expect($(el, '.model-label')?.textContent).toBe('Scripted offline model')
+    expect(($(el, 'select[aria-label="Approval mode"]') as HTMLSelectElement).value).toBe('ask')
+  })
+
+  it('renders user text, assistant markdown, actions, tool cards and one error card', async () => {
+    const page: MessagesPage = {
+      items: [
+        msg('m5', 5, { kind: 'error', error_code: 'model_error', parts: [text('e', 'boom')] }),
+        msg('m4', 4, { parts: [toolCall('c', { input: { path: 'a.txt' }, status: 'done', output: 'ok' })] }),
+        msg('m3', 3, { role: 'system', kind: 'action', parts: [text('a', 'Model changed to X')] }),
+        msg('m2', 2, {
+          parts: [text('t', '**bold** and `code`\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n<b>raw</b>')],
+        }),
+        msg('m1', 1, { role: 'user', parts: [text('u', 'Hi *there*')] }),
+      ],
+      next_cursor: null,
+    }
+    const { el } = await render({ page })
+    const log = $(el, '[role="log"][aria-label="Transcript"]')!
+    const articles = $$(log, 'article')
+    expect(articles.map((a) => `${a.dataset.role}/${a.dataset.kind}`)).toEqual([
+      'user/text',
+      'assistant/text',
+      'system/action',
+      'assistant/text',
+      'assistant/error',
+    ])
+    expect(articles[0].textContent).toBe('Hi *there*') // user text is not markdown
+    expect($(articles[1], 'strong')?.textContent).toBe('bold')
+    expect($(articles[1], 'table')).not.toBeNull()
+    expect($(articles[1], 'b')).toBeNull() // raw HTML is never rendered...
+    expect(articles[1].textContent).toContain('<b>raw</b>') // ...only shown as text
+    expect(articles[2].textContent).toBe('Model changed to X')
+    expect($(articles[3], '[aria-label="Tool call write_file"]')?.textContent).toContain('Done')
+    expect($$(el, '[role="alert"]')).toHaveLength(1)
+    expect($(el, '[role="alert"]')?.textContent).toContain('boom')
+  })
+
+  it('shows a pending approval with "Approve once" focused, and answers it', async () => {
+    const part = approval('p1')
+    const { el, host } = await render({
+      page: { items: [msg('m1', 1, { parts: [part] })], next_cursor: null },
+      pending: [
+        {
+          interaction_id: part.interaction_id,
+          session_id: SID,
+          turn_id: 't',
+          message_id: 'm1',
+          part,
+          created_at: 1,
+        },
+      ],
+    })
+    const dialog = $(el, '[role="dialog"]')!
+    expect(dialog.textContent).toContain('write_file')
+    expect(dialog.textContent).toContain('"path": "a.txt"')
+    expect(document.activeElement?.textContent).toBe('Approve once')
+    for (const name of ['Approve for this session', 'Always for this tool', 'Deny']) button(dialog, name)
+    await act(async () => {
+      button(dialog, 'Deny').click()
+      await settle()
+    })
+    expect(host.calls.find((c) => c.method === 'session.respond')?.params).toEqual({
+      session_id: SID,
+      interaction_id: part.interaction_id,
+      decision: 'deny',
+    })
+  })
+
+  it('answers a question interaction', async () => {
+    const part = approval('q1', { kind: 'question', question: 'Which one?', tool_name: undefined })
+    const { el, host } = await render({
+      pending: [
+        {
+          interaction_id: part.interaction_id,
+          session_id: SID,
+          turn_id: 't',
+          message_id: 'm1',
+          part,
+          created_at: 1,
+        },
+      ],
+    })
+    const input = $(el, 'input[aria-label="Your answer"]') as HTMLInputElement
+    expect($(el, '[role="dialog"]')?.textContent).toContain('Which one?')
+    await act(async () => {
+      setValue(input, 'The second')
+      await settle()
+    })
+    await act(async () => {
+      button(el, 'Answer').click()
+      await settle()
+    })
+    expect(host.calls.find((c) => c.method === 'session.respond')?.params).toEqual({
+      session_id: SID,
+      interaction_id: part.interaction_id,
+      answer: 'The second',
+    })
+  })
+
+  it('Enter sends, Shift+Enter does not; Stop and queued prompts show while running', async () => {
+    const session = info(SID, {
+      state: 'running',
+      queue: [{ command_id: 'cmd_9', kind: 'prompt', summary: 'Prompt: second question', created_at: 1 }],
+    })
+    const { el, host } = await render({ session })
+    const box = $(el, 'textarea[aria-label="Message"]') as HTMLTextAreaElement
+    await act(async () => {
+      setValue(box, 'hello')
+      await settle()
+    })
+    await act(async () => {
+      box.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', shiftKey: true, bubbles: true }))
+      await settle()
+    })
+    expect(host.methods()).not.toContain('session.prompt')
+    await act(async () => {
+      box.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true }))
+      await settle()
+    })
+    expect(host.calls.find((c) => c.method === 'session.prompt')?.params).toEqual({
+      session_id: SID,
+      query: 'hello',
+    })
+    expect(box.value).toBe('')
+
+    const queued = $(el, 'ul[aria-label="Queued"]')!
+    expect(queued.textContent).toContain('second question')
+    await act(async () => {
+      button(queued, 'Remove queued prompt: second question').click()
+      await settle()
+    })
+    expect(host.calls.find((c) => c.method === 'session.unqueue')?.params).toEqual({
+      session_id: SID,
+      command_id: 'cmd_9',
+    })
+    await act(async () => {
+      button(el, 'Stop').click()
+      await settle()
+    })
+    expect(host.methods()).toContain('session.stop')
+  })
+})
+
+/** Sets a controlled input's value the way a user's typing does (React listens to `input`). */
+function setValue(el: HTMLInputElement | HTMLTextAreaElement, value: string) {
+  const proto = el instanceof HTMLTextAreaElement ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype
+  Object.getOwnPropertyDescriptor(proto, 'value')?.set?.call(el, value)
+  el.dispatchEvent(new Event('input', { bubbles: true }))
+}
