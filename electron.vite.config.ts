@@ -45,6 +45,7 @@ export default defineConfig({
     plugins: [react()],
     build: {
       outDir: resolve(__dirname, 'out/renderer'),
+      minify: true,
       rolldownOptions: {
         input: { index: resolve(__dirname, 'src-renderer/index.html') },
       },

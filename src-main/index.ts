@@ -4,12 +4,14 @@
  * through the one router that the browser host also uses.
  */
 import { app, BrowserWindow, dialog, session, shell } from 'electron'
+import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { appInfo } from './app-info'
 import { bindElectronIpc } from './ipc/electron'
 import { createRouter } from './ipc/router'
 import { openRuntime, type Runtime } from './runtime'
+import { createElectronSecretStore } from './secrets-electron'
 
 const CSP =
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'"
@@ -69,13 +71,21 @@ app.whenReady().then(() => {
   })
   session.defaultSession.setPermissionRequestHandler((_wc, _permission, callback) => callback(false))
   try {
-    runtime = openRuntime({ dataDir: process.env.ARBOR_DATA_DIR ?? join(app.getPath('userData'), 'data') })
+    const dataDir = process.env.ARBOR_DATA_DIR ?? join(app.getPath('userData'), 'data')
+    mkdirSync(dataDir, { recursive: true })
+    runtime = openRuntime({ dataDir, secrets: createElectronSecretStore(dataDir) })
   } catch (err) {
     dialog.showErrorBox('Arbor cannot open its data', err instanceof Error ? err.message : String(err))
     app.exit(1)
     return
   }
-  bindElectronIpc(createRouter(runtime, appInfo(runtime, 'electron')), isTrustedUrl)
+  const host = {
+    async revealDataDir(path: string) {
+      const error = await shell.openPath(path)
+      if (error) throw new Error(`Could not open ${path}: ${error}`)
+    },
+  }
+  bindElectronIpc(createRouter(runtime, appInfo(runtime, 'electron'), host), isTrustedUrl)
   window = createWindow()
   app.on('activate', () => {
     if (BrowserWindow.getAllWindows().length === 0) window = createWindow()

@@ -2,7 +2,10 @@
  * The browser host (`npm run serve`): the runtime and the built UI on 127.0.0.1, for machines
  * where Electron cannot start, for remote use through an SSH tunnel, and for the e2e tests.
  *
- *   node out/main/serve.js [--data-dir DIR] [--port N] [--memory]
+ *   node out/main/serve.js [--data-dir DIR] [--port N] [--token T] [--memory]
+ *
+ * The token is random per run unless given (or ARBOR_TOKEN is set): passing the same port and
+ * token to a restarted host lets open tabs reconnect by themselves.
  */
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -18,17 +21,18 @@ async function main(): Promise<void> {
       options: {
         'data-dir': { type: 'string' },
         port: { type: 'string' },
+        token: { type: 'string' },
         memory: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
       allowPositionals: false,
     }).values
   } catch (err) {
-    console.error(`${(err as Error).message}\nUsage: npm run serve -- [--data-dir DIR] [--port N] [--memory]`)
+    console.error(`${(err as Error).message}\nUsage: npm run serve -- [--data-dir DIR] [--port N] [--token T] [--memory]`)
     process.exit(2)
   }
   if (args.help) {
-    console.log('Usage: npm run serve -- [--data-dir DIR] [--port N] [--memory]')
+    console.log('Usage: npm run serve -- [--data-dir DIR] [--port N] [--token T] [--memory]')
     return
   }
   const port = args.port === undefined ? 0 : Number(args.port)
@@ -36,10 +40,20 @@ async function main(): Promise<void> {
     console.error(`--port must be a number from 0 to 65535 (0 picks a free port), not "${args.port}".`)
     process.exit(2)
   }
+  const token = args.token ?? process.env.ARBOR_TOKEN
+  if (token !== undefined && !/^[\w-]{16,200}$/.test(token)) {
+    console.error('--token must be 16 to 200 letters, digits, "-" or "_".')
+    process.exit(2)
+  }
   const dataDir = args['data-dir'] ?? defaultDataDir()
   const runtime = openRuntime({ dataDir, store: args.memory ? 'memory' : 'sqlite' })
   const router = createRouter(runtime, appInfo(runtime, 'browser'))
-  const host = await startBrowserHost({ router, staticDir: join(__dirname, '../renderer'), port })
+  const host = await startBrowserHost({
+    router,
+    staticDir: join(__dirname, '../renderer'),
+    port,
+    ...(token ? { token } : {}),
+  })
   console.log(`Data folder: ${runtime.dataDir}${args.memory ? ' (in-memory store: nothing is kept)' : ''}`)
   console.log("Open this address in your browser (it carries this run's access token):")
   console.log(`Arbor is running at ${host.url}`)

@@ -101,6 +101,8 @@ export interface McpToolInfo {
 /** What every call answers with. Keep this map in step with `schemas`. */
 export interface Responses {
   'app.info': AppInfo
+  /** Opens the data folder in the file manager (Electron); the browser host only answers its path. */
+  'app.reveal_data_dir': { revealed: boolean; path: string }
   'sessions.create': SessionInfo
   'sessions.get': SessionInfo
   'sessions.list': SessionInfo[]

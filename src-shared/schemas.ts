@@ -22,6 +22,7 @@ export const security = z.enum(['ask', 'auto_read', 'auto'])
 
 export const schemas = {
   'app.info': z.strictObject({}),
+  'app.reveal_data_dir': z.strictObject({}),
   'sessions.create': z.strictObject({ session_id: id.optional(), title: z.string().max(200).optional() }),
   'sessions.get': sessionRef,
   'sessions.list': z.strictObject({ archived: z.boolean().optional() }),
@@ -114,6 +115,8 @@ export const schemas = {
     message_id: id.optional(),
     snapshot_id: id.optional(),
     operation_id: id.optional(),
+    /** Fork just before message_id (edit-and-resend of a user message) instead of after it. */
+    before: z.boolean().optional(),
   }),
   'session.snapshot': sessionRef,
   'session.snapshots': z.strictObject({

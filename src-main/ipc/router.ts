@@ -35,7 +35,12 @@ export function describeZodError(method: string, error: z.ZodError): string {
   return `Invalid request for ${method} — ${issues.join('; ')}.`
 }
 
-export function createRouter(runtime: Runtime, appInfo: () => AppInfo): Router {
+/** What only the host can do (Electron can open a folder; a browser host cannot). */
+export interface HostActions {
+  revealDataDir?(path: string): Promise<void>
+}
+
+export function createRouter(runtime: Runtime, appInfo: () => AppInfo, host: HostActions = {}): Router {
   // peer id → session id → unsubscribe
   const subscriptions = new Map<string, Map<string, () => void>>()
   const peers = new Map<string, Peer>()
@@ -47,6 +52,11 @@ export function createRouter(runtime: Runtime, appInfo: () => AppInfo): Router {
 
   const handlers: Handlers = {
     'app.info': () => appInfo(),
+    'app.reveal_data_dir': async () => {
+      if (!host.revealDataDir) return { revealed: false, path: runtime.dataDir }
+      await host.revealDataDir(runtime.dataDir)
+      return { revealed: true, path: runtime.dataDir }
+    },
     'sessions.create': (r) => runtime.sessions.create(r).info(),
     'sessions.get': (r) => s(r.session_id).info(),
     'sessions.list': (r) => runtime.sessions.list(r),

@@ -58,7 +58,10 @@ export interface Sessions {
   clear_messages(session_id: string): SessionInfo
   rename(session_id: string, title: string): SessionInfo
   search(query: string, limit?: number): SearchHit[]
-  fork(session_id: string, req: { message_id?: string; snapshot_id?: string; operation_id?: string }): Session
+  fork(
+    session_id: string,
+    req: { message_id?: string; snapshot_id?: string; operation_id?: string; before?: boolean },
+  ): Session
 }
 
 export interface Runtime {

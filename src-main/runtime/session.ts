@@ -164,7 +164,11 @@ export class Session {
     }
     const items = this.store.listMessages(this.id, { before_seq: before, limit: limit + 1 })
     const more = items.length > limit
-    const page = items.slice(0, limit)
+    const streaming = this.active?.streaming
+    // A message still streaming is served from memory: the store trails it by up to one flush.
+    const page = items
+      .slice(0, limit)
+      .map((m) => (streaming?.message_id === m.message_id ? structuredClone(streaming) : m))
     // Newest-first paging; each page is returned oldest-first for display.
     return { items: page.reverse(), next_cursor: more ? String(page[0]!.seq) : null }
   }
@@ -560,9 +564,20 @@ export class Session {
       lastRequest: null,
     }
     // The user message is persisted when its turn starts, so history reads in execution order.
-    this.textMessage('user', 'text', String(cmd.payload.query), turn.turn_id)
+    const query = String(cmd.payload.query)
+    this.textMessage('user', 'text', query, turn.turn_id)
+    this.autoTitle(query)
     this.publishInfo()
     this.active.loop = this.drive(this.active)
+  }
+
+  /** A session still called "New chat" takes its title from its first prompt. */
+  private autoTitle(query: string): void {
+    const row = this.row()
+    if (row.title !== 'New chat') return
+    const line = query.replace(/\s+/g, ' ').trim()
+    const title = line.length > 60 ? `${line.slice(0, 57).trimEnd()}…` : line
+    if (title) this.store.updateSession(this.id, { title })
   }
 
   /** The turn loop: checkpoint → (tools | model step) → … until a step ends without tool calls. */
@@ -1284,7 +1299,7 @@ export class Session {
   }
 
   fork(
-    req: { message_id?: string; snapshot_id?: string; operation_id?: string },
+    req: { message_id?: string; snapshot_id?: string; operation_id?: string; before?: boolean },
     child_id: string,
   ): SessionRow {
     const row = this.row()
@@ -1312,8 +1327,10 @@ export class Session {
         const visible = m && this.store.listMessages(this.id, { before_seq: m.seq + 1, limit: 1 })[0]
         if (!m || !visible || visible.message_id !== m.message_id)
           throw new ArborError('not_found', `No message ${req.message_id} in this session.`)
-        fork_seq = m.seq
-        fork_message_id = m.message_id
+        fork_seq = req.before ? m.seq - 1 : m.seq
+        fork_message_id = req.before
+          ? (this.store.listMessages(this.id, { before_seq: m.seq, limit: 1 })[0]?.message_id ?? null)
+          : m.message_id
       } else {
         fork_seq = Math.min(row.last_seq, mutableFrom - 1)
         fork_message_id =
@@ -1363,7 +1380,7 @@ export class Session {
   private contextFromAt(row: SessionRow, seq: number): number {
     if (row.context_from_seq <= seq) return row.context_from_seq
     // Compacted after that point (rare for a fork): walk back to the newest earlier summary.
-    for (let before = seq + 1; ; ) {
+    for (let before = seq + 1; ;) {
       const page = this.store.listMessages(this.id, { before_seq: before, limit: 200 })
       const summary = page.find((m) => m.kind === 'summary')
       if (summary) return summary.seq
