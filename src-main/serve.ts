@@ -28,7 +28,9 @@ async function main(): Promise<void> {
       allowPositionals: false,
     }).values
   } catch (err) {
-    console.error(`${(err as Error).message}\nUsage: npm run serve -- [--data-dir DIR] [--port N] [--token T] [--memory]`)
+    console.error(
+      `${(err as Error).message}\nUsage: npm run serve -- [--data-dir DIR] [--port N] [--token T] [--memory]`,
+    )
     process.exit(2)
   }
   if (args.help) {

@@ -9,6 +9,8 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { WebSocket } from 'ws'
+import type { ResponseOf, Result } from '../../src-shared/contract'
+import type { Method, RequestOf } from '../../src-shared/schemas'
 import type { ServerEvent, SessionMutation } from '../../src-shared/types'
 import { openRuntime } from '../../src-main/runtime'
 import { allMessages, eventually, tempDir, textOf } from './helpers'
@@ -20,11 +22,14 @@ afterEach(() => {
 })
 
 beforeAll(() => {
-  if (!existsSync(SERVE)) throw new Error('out/main/serve.js is missing: run `npm run build` before the tests.')
+  if (!existsSync(SERVE))
+    throw new Error('out/main/serve.js is missing: run `npm run build` before the tests.')
 })
 
 async function startHost(dataDir: string) {
-  const child = spawn(process.execPath, [SERVE, '--data-dir', dataDir, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [SERVE, '--data-dir', dataDir, '--port', '0'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   children.push(child)
   let out = ''
   const url = await new Promise<string>((resolve, reject) => {
@@ -39,19 +44,19 @@ async function startHost(dataDir: string) {
   const ws = new WebSocket(`ws://${u.host}/ws?token=${u.searchParams.get('token')}`)
   await new Promise((r, j) => ws.once('open', r).once('error', j))
   let next = 1
-  const pending = new Map<number, (v: any) => void>()
+  const pending = new Map<number, (v: Result<unknown>) => void>()
   const mutations: Array<{ at: number; m: SessionMutation }> = []
   ws.on('message', (data) => {
-    const msg = JSON.parse(data.toString()) as { id?: number; result?: any; event?: ServerEvent }
+    const msg = JSON.parse(data.toString()) as { id?: number; result?: Result<unknown>; event?: ServerEvent }
     if (msg.event?.type === 'mutation') mutations.push({ at: Date.now(), m: msg.event.mutation })
-    else if (msg.id && pending.has(msg.id)) pending.get(msg.id)!(msg.result)
+    else if (msg.id && msg.result && pending.has(msg.id)) pending.get(msg.id)!(msg.result)
   })
-  const call = async (method: string, params: unknown): Promise<any> => {
+  const call = async <M extends Method>(method: M, params: RequestOf<M>): Promise<ResponseOf<M>> => {
     const id = next++
     ws.send(JSON.stringify({ id, method, params }))
-    const r = await new Promise<any>((res) => pending.set(id, res))
+    const r = await new Promise<Result<unknown>>((res) => pending.set(id, res))
     if (!r.ok) throw new Error(`${method}: ${r.error.message}`)
-    return r.data
+    return r.data as ResponseOf<M>
   }
   const kill = () => {
     ws.terminate()
@@ -68,26 +73,42 @@ describe('crash recovery after SIGKILL', () => {
     const { session_id } = await host.call('sessions.create', { title: 'crash' })
     await host.call('session.subscribe', { session_id })
     await host.call('session.prompt', { session_id, query: 'before the crash' })
-    await eventually(() => host.mutations.some((x) => x.m.variant === 'message' && x.m.message.role === 'assistant' && x.m.message.status === 'complete'), 'first turn')
+    await eventually(
+      () =>
+        host.mutations.some(
+          (x) =>
+            x.m.variant === 'message' &&
+            x.m.message.role === 'assistant' &&
+            x.m.message.status === 'complete',
+        ),
+      'first turn',
+    )
     const turn = await host.call('session.prompt', { session_id, query: '/stream 5000 4' })
     await host.call('session.prompt', { session_id, query: 'queued one' })
     await host.call('session.prompt', { session_id, query: 'queued two' })
-    const deltas = () => host.mutations.filter((x) => x.m.variant === 'delta' && x.m.offset >= 0)
+    const words = () =>
+      host.mutations.flatMap((x) =>
+        x.m.variant === 'delta' && x.m.text.startsWith('word') ? [{ at: x.at, text: x.m.text }] : [],
+      )
     // Let it stream for a while (several flush intervals), then kill it mid-reply.
-    await eventually(() => deltas().filter((x) => x.m.variant === 'delta' && (x.m as any).text.startsWith('word')).length >= 150, 'streaming')
+    await eventually(() => words().length >= 150, 'streaming')
     const killedAt = Date.now()
     await host.kill()
-    const streamed = deltas()
-      .filter((x) => x.m.variant === 'delta' && (x.m as any).text.startsWith('word'))
-      .map((x) => ({ at: x.at, text: (x.m as any).text as string }))
+    const streamed = words()
     const receivedText = streamed.map((d) => d.text).join('')
     // What the client had received more than 250 ms before the kill must be on disk.
-    const mustKeep = streamed.filter((d) => d.at <= killedAt - 250).map((d) => d.text).join('')
+    const mustKeep = streamed
+      .filter((d) => d.at <= killedAt - 250)
+      .map((d) => d.text)
+      .join('')
 
     const rt = openRuntime({ dataDir, log: () => {} })
     try {
       const s = rt.sessions.get(session_id)
-      await eventually(() => s.status().state === 'idle' && s.status().queue_length === 0, 'the queue to drain')
+      await eventually(
+        () => s.status().state === 'idle' && s.status().queue_length === 0,
+        'the queue to drain',
+      )
       const msgs = allMessages(s)
       expect(msgs.map((m) => `${m.role}/${m.kind}`)).toEqual([
         'user/text',
@@ -130,7 +151,10 @@ describe('crash recovery after SIGKILL', () => {
     })
     await host.call('session.prompt', { session_id, query: 'after the approval' })
     await eventually(
-      () => host.mutations.some((x) => x.m.variant === 'part' && x.m.part.type === 'interaction' && x.m.part.status === 'pending'),
+      () =>
+        host.mutations.some(
+          (x) => x.m.variant === 'part' && x.m.part.type === 'interaction' && x.m.part.status === 'pending',
+        ),
       'the approval request',
     )
     const workspace = (await host.call('session.get_info', { session_id })).env.workspace as string
@@ -146,7 +170,10 @@ describe('crash recovery after SIGKILL', () => {
       s.respond({ interaction_id: pending[0]!.interaction_id, decision: 'approve' })
       expect(await s.waitTurn(turn.id)).toEqual({ success: true })
       expect(readFileSync(join(workspace, 'notes/hello.txt'), 'utf8')).toBe('written after a crash')
-      await eventually(() => s.status().state === 'idle' && s.status().queue_length === 0, 'the queued prompt')
+      await eventually(
+        () => s.status().state === 'idle' && s.status().queue_length === 0,
+        'the queued prompt',
+      )
       const graph = s.inspect().work_graph.turns.find((t) => t.turn_id === turn.id)!
       expect(graph.runs).toHaveLength(2) // same turn, a new run after the restart
       const msgs = allMessages(s)

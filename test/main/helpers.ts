@@ -2,9 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach } from 'vitest'
-import type { SessionMessage, SessionMutation } from '../../src-shared/types'
+import Database from 'better-sqlite3'
+import { ArborError } from '../../src-shared/errors'
+import type { InteractionPart, SessionMessage, SessionMutation, ToolCallPart } from '../../src-shared/types'
 import { openRuntime, type Runtime, type RuntimeOptions } from '../../src-main/runtime'
-import type { Session } from '../../src-main/runtime'
+import type { Model, Session } from '../../src-main/runtime'
+import { createScriptedModel } from '../../src-main/runtime/models/scripted'
+import type { ModelStepRequest } from '../../src-main/runtime/models/types'
 
 const cleanups: Array<() => Promise<void> | void> = []
 afterEach(async () => {
@@ -37,10 +41,11 @@ export function record(session: Session) {
   const waiters: Array<{ test: () => boolean; resolve: () => void }> = []
   const unsubscribe = session.subscribe((m) => {
     seen.push(m)
-    for (const w of [...waiters]) if (w.test()) {
-      waiters.splice(waiters.indexOf(w), 1)
-      w.resolve()
-    }
+    for (const w of [...waiters])
+      if (w.test()) {
+        waiters.splice(waiters.indexOf(w), 1)
+        w.resolve()
+      }
   })
   cleanups.push(unsubscribe)
   return {
@@ -60,4 +65,65 @@ export async function eventually(check: () => boolean, what = 'condition'): Prom
     if (Date.now() - start > 10_000) throw new Error(`Timed out waiting for ${what}`)
     await new Promise((r) => setTimeout(r, 5))
   }
+}
+
+/** Every row of every table of the store at `dataDir`, read over a separate read-only
+ *  connection: compare two dumps to assert that a refused call changed nothing. */
+export function dumpDatabase(dataDir: string): Record<string, unknown[]> {
+  const db = new Database(join(dataDir, 'arbor.db'), { readonly: true })
+  try {
+    const tables = db
+      .prepare(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+      )
+      .pluck()
+      .all() as string[]
+    return Object.fromEntries(tables.map((t) => [t, db.prepare(`SELECT * FROM "${t}" ORDER BY 1`).all()]))
+  } finally {
+    db.close()
+  }
+}
+
+/** Waits for the next `part` mutation announcing a pending interaction, and returns that part. */
+export async function nextPendingInteraction(rec: ReturnType<typeof record>): Promise<InteractionPart> {
+  const from = rec.seen.length
+  const find = (seen: SessionMutation[]) =>
+    seen
+      .slice(from)
+      .find((m) => m.variant === 'part' && m.part.type === 'interaction' && m.part.status === 'pending')
+  await rec.until((seen) => find(seen) !== undefined)
+  const found = find(rec.seen)!
+  return (found as Extract<SessionMutation, { variant: 'part' }>).part as InteractionPart
+}
+
+/** The scripted model under another id, keeping every request it is sent (what the model saw). */
+export function recordingModel(id = 'recorder') {
+  const scripted = createScriptedModel()
+  const requests: ModelStepRequest[] = []
+  const model: Model = {
+    ...scripted,
+    id,
+    label: 'Recording model',
+    step(request) {
+      requests.push(request)
+      return scripted.step(request)
+    },
+  }
+  return { model, requests }
+}
+
+/** The tool_call parts of a session's history, oldest first. */
+export function toolCalls(session: Session): ToolCallPart[] {
+  return allMessages(session).flatMap((m) => m.parts.filter((p): p is ToolCallPart => p.type === 'tool_call'))
+}
+
+/** Runs `fn` and returns the ArborError it throws (failing the test if it does not). */
+export async function refusal(fn: () => unknown): Promise<ArborError> {
+  try {
+    await fn()
+  } catch (err) {
+    if (err instanceof ArborError) return err
+    throw err
+  }
+  throw new Error('Expected the call to be refused with an ArborError, but it succeeded.')
 }

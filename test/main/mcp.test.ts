@@ -38,15 +38,24 @@ describe('MCP servers over stdio', () => {
     const s = rt.sessions.create()
     expect(s.info().plugins).toEqual(['fs'])
     s.set({ security: 'auto_read' })
-    const read = await s.prompt(`/tool mcp_fs_read_text_file {"path":${JSON.stringify(join(shared, 'hello.txt'))}}`).finished
+    const read = await s.prompt(
+      `/tool mcp_fs_read_text_file {"path":${JSON.stringify(join(shared, 'hello.txt'))}}`,
+    ).finished
     expect(read).toEqual({ success: true })
-    expect(calls(allMessages(s))[0]).toMatchObject({ status: 'done', output: { content: 'hello from the filesystem server' } })
+    expect(calls(allMessages(s))[0]).toMatchObject({
+      status: 'done',
+      output: { content: 'hello from the filesystem server' },
+    })
     expect(s.interactions()).toEqual([])
 
     const rec = record(s)
     const target = join(shared, 'new.txt')
-    const write = s.prompt(`/tool mcp_fs_write_file {"path":${JSON.stringify(target)},"content":"written via MCP"}`)
-    await rec.until((seen) => seen.some((m) => m.variant === 'part' && m.part.type === 'interaction' && m.part.status === 'pending'))
+    const write = s.prompt(
+      `/tool mcp_fs_write_file {"path":${JSON.stringify(target)},"content":"written via MCP"}`,
+    )
+    await rec.until((seen) =>
+      seen.some((m) => m.variant === 'part' && m.part.type === 'interaction' && m.part.status === 'pending'),
+    )
     const [pending] = s.interactions()
     expect(pending!.part).toMatchObject({ tool_name: 'mcp_fs_write_file', kind: 'approval' })
     expect(pending!.part.description).toMatch(/MCP server "fs".*may change or delete/)
@@ -60,7 +69,8 @@ describe('MCP servers over stdio', () => {
     await rt.mcp.save({ name: 'fs', command: process.execPath, args: [FS_SERVER, shared] })
     const s = rt.sessions.create()
     s.set({ security: 'auto' })
-    await s.prompt(`/tool mcp_fs_read_text_file {"path":${JSON.stringify(join(shared, 'missing.txt'))}}`).finished
+    await s.prompt(`/tool mcp_fs_read_text_file {"path":${JSON.stringify(join(shared, 'missing.txt'))}}`)
+      .finished
     await s.prompt('/tool mcp_fs_read_text_file {"nope": 1}').finished
     const [missing, invalid] = calls(allMessages(s))
     expect(missing).toMatchObject({ status: 'error' })

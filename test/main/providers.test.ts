@@ -16,12 +16,19 @@ afterEach(async () => {
 
 const KEY = 'sk-test-SECRET-5f2c9a'
 
-async function setup(kind: 'openai-compatible' | 'anthropic' = 'openai-compatible', opts: { key?: string } = {}) {
+async function setup(
+  kind: 'openai-compatible' | 'anthropic' = 'openai-compatible',
+  opts: { key?: string } = {},
+) {
   const server = await startReplayServer()
   servers.push(server)
   const dataDir = tempDir()
   const logs: string[] = []
-  const rt = sqliteRuntime({ dataDir, retry: { attempts: 3, base_delay_ms: 5, max_delay_ms: 2000 }, log: (m) => logs.push(m) })
+  const rt = sqliteRuntime({
+    dataDir,
+    retry: { attempts: 3, base_delay_ms: 5, max_delay_ms: 2000 },
+    log: (m) => logs.push(m),
+  })
   const provider = rt.providers.save({
     kind,
     name: kind === 'anthropic' ? 'Anthropic test' : 'Local test',
@@ -53,14 +60,23 @@ describe('OpenAI-compatible provider (Ollama, LM Studio, llama.cpp, vLLM, OpenAI
     server.queue.push({ body: openai.toolCall('list_directory', ['{"pa', 'th": ', '"."}']), chunk: 5 })
     server.queue.push({ body: openai.text(['The folder is empty.']) })
     expect(await s.prompt('what is in the folder?').finished).toEqual({ success: true })
-    const calls = allMessages(s).flatMap((m) => m.parts.filter((p): p is ToolCallPart => p.type === 'tool_call'))
+    const calls = allMessages(s).flatMap((m) =>
+      m.parts.filter((p): p is ToolCallPart => p.type === 'tool_call'),
+    )
     expect(calls).toHaveLength(1)
-    expect(calls[0]).toMatchObject({ name: 'list_directory', input: { path: '.' }, status: 'done', output: { entries: [] } })
+    expect(calls[0]).toMatchObject({
+      name: 'list_directory',
+      input: { path: '.' },
+      status: 'done',
+      output: { entries: [] },
+    })
     const second = server.requests[1]!.body
-    expect(second.tools.map((t: any) => t.function.name)).toEqual(expect.arrayContaining(['read_file', 'write_file']))
-    const toolMsg = second.messages.find((m: any) => m.role === 'tool')
+    expect(second.tools!.map((t) => t.function.name)).toEqual(
+      expect.arrayContaining(['read_file', 'write_file']),
+    )
+    const toolMsg = second.messages.find((m) => m.role === 'tool')!
     expect(toolMsg.tool_call_id).toBe('call_abc123')
-    expect(JSON.parse(toolMsg.content)).toMatchObject({ path: '.', entries: [] })
+    expect(JSON.parse(toolMsg.content as string)).toMatchObject({ path: '.', entries: [] })
   })
 
   it('keeps reasoning as its own part', async () => {
@@ -81,9 +97,14 @@ describe('OpenAI-compatible provider (Ollama, LM Studio, llama.cpp, vLLM, OpenAI
     const msgs = allMessages(s)
     const errors = msgs.filter((m) => m.kind === 'error')
     expect(errors).toHaveLength(1)
-    expect(textOf(errors[0]!)).toMatch(new RegExp(`^Cannot reach ${server.base.replace(/[.]/g, '\\.')} — is Local test running\\?`))
+    expect(textOf(errors[0]!)).toMatch(
+      new RegExp(`^Cannot reach ${server.base.replace(/[.]/g, '\\.')} — is Local test running\\?`),
+    )
     const retries = msgs.filter((m) => m.kind === 'action' && /Retrying in/.test(textOf(m)))
-    expect(retries.map(textOf).map((t) => t.replace(/.*\(attempt/, '(attempt'))).toEqual(['(attempt 2 of 3).', '(attempt 3 of 3).'])
+    expect(retries.map(textOf).map((t) => t.replace(/.*\(attempt/, '(attempt'))).toEqual([
+      '(attempt 2 of 3).',
+      '(attempt 3 of 3).',
+    ])
   })
 
   it('a refused key (401) is one error message that names no key, anywhere', async () => {
@@ -119,7 +140,12 @@ describe('OpenAI-compatible provider (Ollama, LM Studio, llama.cpp, vLLM, OpenAI
     server.queue.push({ body: openai.text(['Now it works.']) })
     expect(await s.prompt('hi').finished).toEqual({ success: true })
     const msgs = allMessages(s)
-    expect(msgs.filter((m) => m.kind === 'action').map(textOf).at(-1)).toMatch(
+    expect(
+      msgs
+        .filter((m) => m.kind === 'action')
+        .map(textOf)
+        .at(-1),
+    ).toMatch(
       /rate limiting requests \(429\); it asks to retry after 0 s\. Retrying in 0 ms \(attempt 2 of 3\)/,
     )
     expect(textOf(msgs.at(-1)!)).toBe('Now it works.')
@@ -127,14 +153,26 @@ describe('OpenAI-compatible provider (Ollama, LM Studio, llama.cpp, vLLM, OpenAI
 
   it('a context that is too long suggests compacting', async () => {
     const { server, s } = await setup()
-    server.queue.push(openai.error(400, "This model's maximum context length is 8192 tokens. However, your messages resulted in 9001 tokens."))
+    server.queue.push(
+      openai.error(
+        400,
+        "This model's maximum context length is 8192 tokens. However, your messages resulted in 9001 tokens.",
+      ),
+    )
     await s.prompt('hi').finished
-    expect(textOf(allMessages(s).filter((m) => m.kind === 'error')[0]!)).toMatch(/too long .* Compact the session/)
+    expect(textOf(allMessages(s).filter((m) => m.kind === 'error')[0]!)).toMatch(
+      /too long .* Compact the session/,
+    )
   })
 
   it('a stream cut mid-reply keeps the partial text and says so once', async () => {
     const { server, s } = await setup()
-    const body = openai.text(['The first half ', 'arrives, ', 'then the line drops ', 'and this never comes.'])
+    const body = openai.text([
+      'The first half ',
+      'arrives, ',
+      'then the line drops ',
+      'and this never comes.',
+    ])
     server.queue.push({ body, chunk: 40, cutAfter: body.indexOf('and this never') - 60 })
     const result = await s.prompt('hi').finished
     expect(result.success).toBe(false)
@@ -167,10 +205,15 @@ describe('Anthropic provider', () => {
     expect(server.requests[0]!.headers['x-api-key']).toBe(KEY)
     const assistant = allMessages(s).filter((m) => m.role === 'assistant' && m.kind === 'text')
     expect(assistant[0]!.parts.map((p) => p.type)).toEqual(['reasoning', 'text', 'tool_call'])
-    expect(assistant[0]!.parts[2]).toMatchObject({ name: 'list_directory', input: { path: '.' }, status: 'done' })
+    expect(assistant[0]!.parts[2]).toMatchObject({
+      name: 'list_directory',
+      input: { path: '.' },
+      status: 'done',
+    })
     expect(textOf(assistant[1]!)).toBe('Empty folder.')
     const second = server.requests[1]!.body
-    const result = second.messages.at(-1).content.find((c: any) => c.type === 'tool_result')
+    const content = second.messages.at(-1)!.content as Array<{ type: string; tool_use_id?: string }>
+    const result = content.find((c) => c.type === 'tool_result')!
     expect(result.tool_use_id).toBe('toolu_01')
     expect(s.inspect().budget.input_tokens).toBeGreaterThan(0)
   })
@@ -192,12 +235,25 @@ describe('provider settings', () => {
     const { server, rt } = await setup()
     const listed = rt.providers.list()
     expect(listed).toEqual([
-      { provider_id: 'local-test', kind: 'openai-compatible', name: 'Local test', base_url: server.base, models: ['test-model'], has_api_key: true },
+      {
+        provider_id: 'local-test',
+        kind: 'openai-compatible',
+        name: 'Local test',
+        base_url: server.base,
+        models: ['test-model'],
+        has_api_key: true,
+      },
     ])
     expect(JSON.stringify(listed)).not.toContain(KEY)
     server.queue.push({
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ object: 'list', data: [{ id: 'llama3.2', object: 'model' }, { id: 'qwen3', object: 'model' }] }),
+      body: JSON.stringify({
+        object: 'list',
+        data: [
+          { id: 'llama3.2', object: 'model' },
+          { id: 'qwen3', object: 'model' },
+        ],
+      }),
     })
     expect(await rt.providers.test('local-test')).toEqual({
       ok: true,

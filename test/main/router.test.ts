@@ -37,12 +37,20 @@ describe('router: one contract, validated at the boundary', () => {
     const { call, events } = setup()
     const created = await call('sessions.create', {})
     const id = (created as { data: SessionInfo }).data.session_id
-    expect(await call('session.subscribe', { session_id: id })).toEqual({ ok: true, data: { subscribed: true } })
+    expect(await call('session.subscribe', { session_id: id })).toEqual({
+      ok: true,
+      data: { subscribed: true },
+    })
     const prompt = await call('session.prompt', { session_id: id, query: 'via the router' })
     expect(prompt.ok).toBe(true)
     const turn_id = (prompt as { data: { id: string } }).data.id
-    expect(await call('session.wait_turn', { session_id: id, turn_id })).toEqual({ ok: true, data: { success: true } })
-    const variants = new Set(events.filter((e) => e.type === 'mutation').map((e) => e.type === 'mutation' && e.mutation.variant))
+    expect(await call('session.wait_turn', { session_id: id, turn_id })).toEqual({
+      ok: true,
+      data: { success: true },
+    })
+    const variants = new Set(
+      events.filter((e) => e.type === 'mutation').map((e) => e.type === 'mutation' && e.mutation.variant),
+    )
     expect([...variants].sort()).toEqual(['delta', 'message', 'part', 'session'])
     expect(events.some((e) => e.type === 'sessions_changed')).toBe(true)
   })
@@ -64,7 +72,12 @@ describe('router: one contract, validated at the boundary', () => {
       [42, {}, 'unknown_method', /Unknown method 42/],
       ['session.set', { session_id: id, security: 'yolo' }, 'invalid_request', /security/],
       ['session.set', { session_id: id, model: 'gpt-nope' }, 'invalid_request', /Unknown model/],
-      ['session.respond', { session_id: id, interaction_id: 'int_nope', decision: 'approve' }, 'not_found', /No interaction/],
+      [
+        'session.respond',
+        { session_id: id, interaction_id: 'int_nope', decision: 'approve' },
+        'not_found',
+        /No interaction/,
+      ],
       ['session.messages', { session_id: id, cursor: 'abc' }, 'invalid_request', /cursor/],
       ['session.fork', { session_id: id, message_id: 'msg_nope' }, 'not_found', /No message/],
       ['session.unqueue', { session_id: id, command_id: 'cmd_nope' }, 'not_found', /No queued command/],

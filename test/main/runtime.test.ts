@@ -60,7 +60,10 @@ describe('runtime: prompts, streaming and persistence (real SQLite file)', () =>
     expect(s.status().state).toBe('running')
     const stopped = await s.stop()
     expect(stopped).toEqual({ stopped: true, turn_id: turn.id })
-    expect(await turn.finished).toEqual({ success: false, error: { code: 'stopped', message: 'Stopped by the user.' } })
+    expect(await turn.finished).toEqual({
+      success: false,
+      error: { code: 'stopped', message: 'Stopped by the user.' },
+    })
     const msgs = allMessages(s)
     expect(msgs).toHaveLength(2)
     expect(msgs[1]!.status).toBe('cancelled')
@@ -118,7 +121,12 @@ describe('runtime: prompts, streaming and persistence (real SQLite file)', () =>
     const rt = sqliteRuntime()
     const a = rt.sessions.create({ title: 'A' })
     rt.sessions.create({ title: 'B' })
-    expect(rt.sessions.list().map((i) => i.title).sort()).toEqual(['A', 'B'])
+    expect(
+      rt.sessions
+        .list()
+        .map((i) => i.title)
+        .sort(),
+    ).toEqual(['A', 'B'])
     expect(rt.sessions.get(a.id).info().title).toBe('A')
     await rt.sessions.remove(a.id)
     expect(rt.sessions.list().map((i) => i.title)).toEqual(['B'])

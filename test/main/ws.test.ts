@@ -6,6 +6,14 @@ import { createRouter } from '../../src-main/ipc/router'
 import { startBrowserHost, type BrowserHost } from '../../src-main/ipc/ws-host'
 import { appInfo } from '../../src-main/app-info'
 import { sqliteRuntime, tempDir } from './helpers'
+import type { ServerEvent, SessionMutation } from '../../src-shared/types'
+
+/** A wire answer, typed only as far as these tests read it. */
+interface Wire {
+  ok: boolean
+  data: { session_id: string; id: string; items: unknown[] }
+  error?: { code: string; message: string }
+}
 
 const hosts: BrowserHost[] = []
 afterEach(async () => {
@@ -17,7 +25,10 @@ async function setup() {
   const staticDir = tempDir()
   mkdirSync(staticDir, { recursive: true })
   writeFileSync(join(staticDir, 'index.html'), '<!doctype html><title>Arbor</title>')
-  const host = await startBrowserHost({ router: createRouter(runtime, appInfo(runtime, 'browser')), staticDir })
+  const host = await startBrowserHost({
+    router: createRouter(runtime, appInfo(runtime, 'browser')),
+    staticDir,
+  })
   hosts.push(host)
   return { runtime, host }
 }
@@ -46,12 +57,12 @@ function client(ws: WebSocket) {
   return {
     events,
     orphans,
-    call(method: string, params: unknown): Promise<{ ok: boolean; data?: any; error?: { code: string; message: string } }> {
+    call(method: string, params: unknown): Promise<Wire> {
       const id = next++
       ws.send(JSON.stringify({ id, method, params }))
       return new Promise((r) => pending.set(id, r as never))
     },
-    raw(text: string): Promise<any> {
+    raw(text: string): Promise<unknown> {
       const before = orphans.length
       ws.send(text)
       return new Promise((resolve) => {
@@ -77,7 +88,9 @@ describe('WebSocket host', () => {
     const base = `ws://127.0.0.1:${host.port}/ws`
     await expect(connect(base)).rejects.toThrow('HTTP 401')
     await expect(connect(`${base}?token=wrong`)).rejects.toThrow('HTTP 401')
-    await expect(connect(`${base}?token=${host.token}`, { origin: 'http://evil.example' })).rejects.toThrow('HTTP 403')
+    await expect(connect(`${base}?token=${host.token}`, { origin: 'http://evil.example' })).rejects.toThrow(
+      'HTTP 403',
+    )
     const ok = await connect(`${base}?token=${host.token}`, { origin: `http://127.0.0.1:${host.port}` })
     ok.close()
   })
@@ -94,7 +107,13 @@ describe('WebSocket host', () => {
       ok: true,
       data: { success: true },
     })
-    expect(c.events.some((e: any) => e.type === 'mutation' && e.mutation.variant === 'delta')).toBe(true)
+    expect(
+      c.events.some(
+        (e) =>
+          (e as ServerEvent).type === 'mutation' &&
+          (e as { mutation: SessionMutation }).mutation.variant === 'delta',
+      ),
+    ).toBe(true)
     const page = await c.call('session.messages', { session_id: id })
     expect(page.data.items).toHaveLength(2)
     ws.close()
@@ -107,16 +126,30 @@ describe('WebSocket host', () => {
     const id = (await c.call('sessions.create', {})).data.session_id as string
     const before = JSON.stringify(runtime.sessions.list())
 
-    expect(await c.raw('{not json')).toMatchObject({ id: null, result: { ok: false, error: { code: 'invalid_request' } } })
+    expect(await c.raw('{not json')).toMatchObject({
+      id: null,
+      result: { ok: false, error: { code: 'invalid_request' } },
+    })
     expect(await c.raw('[1,2]')).toMatchObject({ result: { ok: false, error: { code: 'invalid_request' } } })
-    expect(await c.raw(JSON.stringify({ id: 'x', method: 'session.prompt', params: { session_id: id, query: 'a'.repeat(600_000) } }))).toMatchObject({
+    expect(
+      await c.raw(
+        JSON.stringify({
+          id: 'x',
+          method: 'session.prompt',
+          params: { session_id: id, query: 'a'.repeat(600_000) },
+        }),
+      ),
+    ).toMatchObject({
       result: { ok: false, error: { code: 'payload_too_large' } },
     })
     expect(await c.call('session.prompt', { session_id: id, query: ['wrong'] })).toMatchObject({
       ok: false,
       error: { code: 'invalid_request' },
     })
-    expect(await c.call('session.explode', {})).toMatchObject({ ok: false, error: { code: 'unknown_method' } })
+    expect(await c.call('session.explode', {})).toMatchObject({
+      ok: false,
+      error: { code: 'unknown_method' },
+    })
     expect(await c.call('session.get_info', { session_id: 'ses_missing' })).toMatchObject({
       ok: false,
       error: { code: 'not_found' },
