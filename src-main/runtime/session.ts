@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs'
 import { ArborError, toErrorShape, type ArborErrorShape } from '../../src-shared/errors'
 import { newId } from '../../src-shared/ids'
+import { MAX_TEXT_CHARS } from '../../src-shared/schemas'
 import type {
   InteractionPart,
   MessagePart,
@@ -325,6 +326,7 @@ export class Session {
 
   prompt(query: string): { id: string; command_id: string; finished: Promise<TurnResult> } {
     this.writableRow()
+    checkText('prompt', query)
     const turn_id = newId('turn')
     const cmd = this.enqueue('prompt', { query }, turn_id)
     this.publishInfo()
@@ -357,6 +359,7 @@ export class Session {
 
   steer(text: string): Receipt {
     this.writableRow()
+    checkText('steering note', text)
     const cmd = this.enqueue('steer', { text })
     this.publishInfo()
     void this.pump()
@@ -586,15 +589,16 @@ export class Session {
       for (;;) {
         await this.applyCheckpointCommands(a.abort.signal, a.turn.steps === 0)
         if (a.abort.signal.aborted) return
+        const { last, steered } = this.progress(a.turn.turn_id)
+        const calls = last ? last.parts.filter((p): p is ToolCallPart => p.type === 'tool_call') : []
+        // A steering note that arrived after the last step gets one more step: the model sees it in this turn.
+        if (last && calls.length === 0 && !steered) return this.finish(a, 'succeeded', { success: true })
+        // Paused: halt here, at a step boundary, until run().
         if (this.row().paused) {
           this.setTurnStatus(a, 'paused')
           a.loop = null
           return
         }
-        const { last, steered } = this.progress(a.turn.turn_id)
-        const calls = last ? last.parts.filter((p): p is ToolCallPart => p.type === 'tool_call') : []
-        // A steering note that arrived after the last step gets one more step: the model sees it in this turn.
-        if (last && calls.length === 0 && !steered) return this.finish(a, 'succeeded', { success: true })
         if (calls.some((c) => c.status === 'pending_approval' || c.status === 'approved')) {
           const waiting = await this.resolveTools(a, last!)
           if (waiting) {
@@ -1543,6 +1547,17 @@ export class Session {
   get busy(): boolean {
     return this.active !== null
   }
+}
+
+/** The runtime checks its own inputs too: not every caller comes through the router's schemas. */
+function checkText(what: string, text: string): void {
+  if (typeof text !== 'string' || text.trim().length === 0)
+    throw new ArborError('invalid_request', `The ${what} is empty; write something first.`)
+  if (text.length > MAX_TEXT_CHARS)
+    throw new ArborError(
+      'payload_too_large',
+      `The ${what} is ${text.length} characters; the limit is ${MAX_TEXT_CHARS}.`,
+    )
 }
 
 function publicSnapshot(s: SnapshotRow): SnapshotInfo {
