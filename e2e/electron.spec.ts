@@ -20,9 +20,14 @@ function electronBinary(): string | null {
 
 const binary = electronBinary()
 if (!binary)
-  console.log('[electron smoke] skipped: the Electron binary is not installed on this machine (it could not be downloaded).')
+  console.log(
+    '[electron smoke] skipped: the Electron binary is not installed on this machine (it could not be downloaded).',
+  )
 
-test.skip(!binary, 'the Electron binary is not installed here (it is downloaded lazily and this machine is offline)')
+test.skip(
+  !binary,
+  'the Electron binary is not installed here (it is downloaded lazily and this machine is offline)',
+)
 
 test('the desktop window opens and a prompt streams through IPC', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'arbor-electron-'))
@@ -35,8 +40,13 @@ test('the desktop window opens and a prompt streams through IPC', async () => {
     const window = await app.firstWindow()
     await expect(window).toHaveTitle(/Arbor/)
     // The page talks only to window.arbor: no node, no raw ipcRenderer.
-    expect(await window.evaluate(() => typeof (globalThis as { require?: unknown }).require)).toBe('undefined')
-    await window.getByRole('button', { name: /new chat/i }).first().click()
+    expect(await window.evaluate(() => typeof (globalThis as { require?: unknown }).require)).toBe(
+      'undefined',
+    )
+    await window
+      .getByRole('button', { name: /new chat/i })
+      .first()
+      .click()
     const composer = window.getByLabel('Message')
     await composer.fill('hello from electron')
     await composer.press('Enter')
