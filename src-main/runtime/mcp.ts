@@ -3,6 +3,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ArborError } from '../../src-shared/errors'
 import type { McpServerInfo, McpToolInfo } from '../../src-shared/contract'
 import type { Store } from '../store'
+import { uniqueSlug } from './slug'
 import { ToolError, type Tool } from './tools'
 
 export interface McpServerConfig {
@@ -25,16 +26,6 @@ interface Connection {
   client: Client
   tools: Tool[]
   infos: McpToolInfo[]
-}
-
-function slug(name: string): string {
-  return (
-    name
-      .toLowerCase()
-      .replace(/[^a-z0-9]+/g, '-')
-      .replace(/^-+|-+$/g, '')
-      .slice(0, 30) || 'server'
-  )
 }
 
 /** Provider APIs accept tool names of [a-zA-Z0-9_-]{1,64}. */
@@ -97,12 +88,9 @@ export class McpManager {
     },
   ): Promise<McpServerInfo> {
     const configs = this.configs()
-    let id = input.server_id
-    if (!id) {
-      const base = slug(input.name)
-      id = base
-      for (let i = 2; configs.some((c) => c.server_id === id); i++) id = `${base}-${i}`
-    }
+    const id =
+      input.server_id ??
+      uniqueSlug(input.name, 'server', (candidate) => configs.some((c) => c.server_id === candidate))
     const prev = configs.find((c) => c.server_id === id)
     const next: McpServerConfig = {
       server_id: id,

@@ -3,6 +3,7 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
 import { ArborError } from '../../src-shared/errors'
 import type { ProviderInfo, ProviderPreset } from '../../src-shared/contract'
 import type { Store } from '../store'
+import { uniqueSlug } from './slug'
 import { createAiSdkModel, describeFailure, type Endpoint } from './models/ai-sdk'
 import type { Model } from './models/types'
 import { redact, type SecretStore } from './secrets'
@@ -40,16 +41,6 @@ function reachHint(p: ProviderConfig): string | undefined {
   return `is ${name} running?`
 }
 
-function slug(name: string): string {
-  return (
-    name
-      .toLowerCase()
-      .replace(/[^a-z0-9]+/g, '-')
-      .replace(/^-+|-+$/g, '')
-      .slice(0, 30) || 'provider'
-  )
-}
-
 /**
  * Configured providers (in the settings table, without keys) and the models they offer.
  * Model ids are `provider_id/model`, e.g. `ollama/llama3.2`.
@@ -80,12 +71,9 @@ export class ProviderRegistry {
     input: Omit<ProviderConfig, 'provider_id'> & { provider_id?: string; api_key?: string },
   ): ProviderInfo {
     const configs = this.configs()
-    let id = input.provider_id
-    if (!id) {
-      const base = slug(input.name)
-      id = base
-      for (let i = 2; configs.some((c) => c.provider_id === id); i++) id = `${base}-${i}`
-    }
+    const id =
+      input.provider_id ??
+      uniqueSlug(input.name, 'provider', (candidate) => configs.some((c) => c.provider_id === candidate))
     const models = [...new Set(input.models)]
     const next: ProviderConfig = {
       provider_id: id,

@@ -739,6 +739,19 @@ export class Session {
       })
     }
     const calls = new Map<string, ToolCallPart>()
+    const startCall = (tool_call_id: string, name: string): ToolCallPart => {
+      const part: ToolCallPart = {
+        type: 'tool_call',
+        part_id: newId('prt'),
+        tool_call_id,
+        name,
+        input_text: '',
+        status: 'streaming_input',
+      }
+      addPart(part)
+      calls.set(tool_call_id, part)
+      return part
+    }
     try {
       for (let attempt = 1; ; attempt++) {
         try {
@@ -749,18 +762,9 @@ export class Session {
               case 'reasoning-delta':
                 if (ev.text) appendText(ev.type === 'text-delta' ? 'text' : 'reasoning', ev.text)
                 break
-              case 'tool-input-start': {
-                const part = addPart({
-                  type: 'tool_call',
-                  part_id: newId('prt'),
-                  tool_call_id: ev.toolCallId,
-                  name: ev.toolName,
-                  input_text: '',
-                  status: 'streaming_input',
-                }) as ToolCallPart
-                calls.set(ev.toolCallId, part)
+              case 'tool-input-start':
+                startCall(ev.toolCallId, ev.toolName)
                 break
-              }
               case 'tool-input-delta': {
                 const part = calls.get(ev.toolCallId)
                 if (!part) break
@@ -779,18 +783,8 @@ export class Session {
                 break
               }
               case 'tool-call': {
-                let part = calls.get(ev.toolCallId)
-                if (!part) {
-                  part = addPart({
-                    type: 'tool_call',
-                    part_id: newId('prt'),
-                    tool_call_id: ev.toolCallId,
-                    name: ev.toolName,
-                    input_text: '',
-                    status: 'streaming_input',
-                  }) as ToolCallPart
-                  calls.set(ev.toolCallId, part)
-                }
+                // Providers that do not stream tool input announce the call only here.
+                const part = calls.get(ev.toolCallId) ?? startCall(ev.toolCallId, ev.toolName)
                 part.input_text = ev.input
                 this.gate(a, msg!, part, toolMap)
                 break

@@ -157,16 +157,9 @@ export function createAiSdkModel(opts: {
           case 'tool-input-delta':
             yield { type: 'tool-input-delta', toolCallId: part.id, text: part.delta }
             break
+          // tool-error: input the SDK could not parse, or a tool it does not know: the runtime fails it.
           case 'tool-call':
-            yield {
-              type: 'tool-call',
-              toolCallId: part.toolCallId,
-              toolName: part.toolName,
-              input: typeof part.input === 'string' ? part.input : JSON.stringify(part.input ?? {}),
-            }
-            break
           case 'tool-error':
-            // Input the SDK could not parse or a tool it does not know: let the runtime fail it.
             yield {
               type: 'tool-call',
               toolCallId: part.toolCallId,
