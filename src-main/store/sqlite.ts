@@ -209,6 +209,8 @@ class SqliteStore implements Store {
   readonly kind: 'sqlite' | 'memory'
   private readonly stmts
   private segmentCache = new Map<string, Segment[]>()
+  /** One transaction per message: take the next seq (bumping the session's), insert the row. */
+  private readonly insertTx: (message: Omit<SessionMessage, 'seq'>) => SessionMessage
 
   constructor(
     private readonly db: Database.Database,
@@ -235,8 +237,9 @@ class SqliteStore implements Store {
         'SELECT * FROM sessions WHERE parent_session_id = ? AND fork_operation_id = ? AND removed = 0',
       ),
       hasChildren: p('SELECT 1 FROM sessions WHERE parent_session_id = ? LIMIT 1').pluck(),
-      lastSeq: p('SELECT last_seq FROM sessions WHERE session_id = ?').pluck(),
-      bumpSeq: p('UPDATE sessions SET last_seq = ?, updated_at = ? WHERE session_id = ?'),
+      nextSeq: p(
+        'UPDATE sessions SET last_seq = last_seq + 1, updated_at = ? WHERE session_id = ? RETURNING last_seq',
+      ).pluck(),
       insertMessage:
         p(`INSERT INTO messages (session_id, seq, message_id, role, kind, status, turn_id, revision,
         created_at, updated_at, error_code, parts) VALUES (@session_id, @seq, @message_id, @role, @kind, @status,
@@ -294,6 +297,19 @@ class SqliteStore implements Store {
       listSnapshots: p(`SELECT s.*, st.state FROM snapshots s JOIN snapshot_states st USING (state_hash)
         WHERE s.session_id = ? ORDER BY s.created_at DESC, s.snapshot_id DESC LIMIT ?`),
     }
+    this.insertTx = this.db.transaction((message: Omit<SessionMessage, 'seq'>): SessionMessage => {
+      const seq = this.stmts.nextSeq.get(message.updated_at, message.session_id) as number | undefined
+      if (seq === undefined)
+        throw new ArborError('not_found', `Session ${message.session_id} does not exist.`)
+      this.stmts.insertMessage.run({
+        ...message,
+        seq,
+        turn_id: message.turn_id ?? null,
+        error_code: message.error_code ?? null,
+        parts: json(message.parts),
+      })
+      return { ...message, seq }
+    })
   }
 
   close(): void {
@@ -434,21 +450,7 @@ class SqliteStore implements Store {
   // ---- messages ------------------------------------------------------------------------
 
   insertMessage(message: Omit<SessionMessage, 'seq'>): SessionMessage {
-    return this.transaction(() => {
-      const last = this.stmts.lastSeq.get(message.session_id) as number | undefined
-      if (last === undefined)
-        throw new ArborError('not_found', `Session ${message.session_id} does not exist.`)
-      const seq = last + 1
-      this.stmts.insertMessage.run({
-        ...message,
-        seq,
-        turn_id: message.turn_id ?? null,
-        error_code: message.error_code ?? null,
-        parts: json(message.parts),
-      })
-      this.stmts.bumpSeq.run(seq, message.updated_at, message.session_id)
-      return { ...message, seq }
-    })
+    return this.insertTx(message)
   }
 
   updateMessage(message: SessionMessage): void {
