@@ -25,6 +25,8 @@ import { canonicalJson, sha256 } from '../store/canonical'
 import { buildModelMessages, systemPrompt } from './context'
 import type { Model } from './models/types'
 import { ModelError } from './models/types'
+import { decide } from './gate'
+import { StepWriter } from './step-writer'
 import { ToolError, type Tool } from './tools'
 
 /** Everything a Session needs from its runtime. */
@@ -43,8 +45,6 @@ export interface SessionDeps {
   log(message: string): void
 }
 
-/** Streamed text reaches the store at least this often. */
-export const FLUSH_INTERVAL_MS = 200
 const ALWAYS_ALLOWED_KEY = 'always_allowed_tools'
 const TOOL_TIMEOUT_MS = 60_000
 const MAX_STEPS_PER_TURN = 50
@@ -71,6 +71,7 @@ export class Session {
   private pumping = false
   private removed = false
   private readonly waiters = new Map<string, Array<(r: TurnResult) => void>>()
+  private readonly notices = new Set<string>()
 
   constructor(
     private readonly deps: SessionDeps,
@@ -685,73 +686,22 @@ export class Session {
     a.turn.steps += 1
     this.store.saveTurn(a.turn)
 
-    let msg: SessionMessage | null = null
-    let dirty = false
-    const flush = setInterval(() => {
-      if (msg && dirty) {
-        this.store.updateMessage(msg)
-        dirty = false
-      }
-    }, FLUSH_INTERVAL_MS)
-    const ensure = (): SessionMessage => {
-      if (!msg) {
-        msg = this.append({
+    const writer = new StepWriter({
+      session_id: this.id,
+      store: this.store,
+      publish: (m) => this.publish(m),
+      open: () => {
+        const m = this.append({
           role: 'assistant',
           kind: 'text',
           status: 'streaming',
           parts: [],
           turn_id: a.turn.turn_id,
         })
-        a.streaming = msg
-      }
-      return msg
-    }
-    const addPart = (part: MessagePart) => {
-      const m = ensure()
-      m.parts.push(part)
-      this.store.updateMessage(m)
-      this.publish({
-        variant: 'part',
-        session_id: this.id,
-        message_id: m.message_id,
-        revision: m.revision,
-        type: part.type,
-        part: structuredClone(part),
-      })
-      return part
-    }
-    const appendText = (type: 'text' | 'reasoning', text: string) => {
-      const m = ensure()
-      let part = m.parts[m.parts.length - 1]
-      if (!part || part.type !== type) part = addPart({ type, part_id: newId('prt'), text: '' })
-      const p = part as { text: string; part_id: string }
-      const offset = p.text.length
-      p.text += text
-      dirty = true
-      this.publish({
-        variant: 'delta',
-        session_id: this.id,
-        message_id: m.message_id,
-        part_id: p.part_id,
-        field: 'text',
-        offset,
-        text,
-      })
-    }
-    const calls = new Map<string, ToolCallPart>()
-    const startCall = (tool_call_id: string, name: string): ToolCallPart => {
-      const part: ToolCallPart = {
-        type: 'tool_call',
-        part_id: newId('prt'),
-        tool_call_id,
-        name,
-        input_text: '',
-        status: 'streaming_input',
-      }
-      addPart(part)
-      calls.set(tool_call_id, part)
-      return part
-    }
+        a.streaming = m
+        return m
+      },
+    })
     try {
       for (let attempt = 1; ; attempt++) {
         try {
@@ -760,35 +710,17 @@ export class Session {
             switch (ev.type) {
               case 'text-delta':
               case 'reasoning-delta':
-                if (ev.text) appendText(ev.type === 'text-delta' ? 'text' : 'reasoning', ev.text)
+                if (ev.text) writer.text(ev.type === 'text-delta' ? 'text' : 'reasoning', ev.text)
                 break
               case 'tool-input-start':
-                startCall(ev.toolCallId, ev.toolName)
+                writer.startCall(ev.toolCallId, ev.toolName)
                 break
-              case 'tool-input-delta': {
-                const part = calls.get(ev.toolCallId)
-                if (!part) break
-                const offset = part.input_text.length
-                part.input_text += ev.text
-                dirty = true
-                this.publish({
-                  variant: 'delta',
-                  session_id: this.id,
-                  message_id: msg!.message_id,
-                  part_id: part.part_id,
-                  field: 'input',
-                  offset,
-                  text: ev.text,
-                })
+              case 'tool-input-delta':
+                writer.callInput(ev.toolCallId, ev.text)
                 break
-              }
-              case 'tool-call': {
-                // Providers that do not stream tool input announce the call only here.
-                const part = calls.get(ev.toolCallId) ?? startCall(ev.toolCallId, ev.toolName)
-                part.input_text = ev.input
-                this.gate(a, msg!, part, toolMap)
+              case 'tool-call':
+                this.gate(a, writer, writer.call(ev.toolCallId, ev.toolName, ev.input), toolMap)
                 break
-              }
               case 'finish':
                 if (ev.usage) {
                   a.turn.input_tokens += ev.usage.input_tokens
@@ -800,12 +732,12 @@ export class Session {
           break
         } catch (err) {
           // Transient failures before any output are retried, each retry announced in the transcript.
-          if (msg === null && (await this.retryAfter(a, err, attempt))) continue
+          if (writer.message === null && (await this.retryAfter(a, err, attempt))) continue
           throw err
         }
       }
       if (a.abort.signal.aborted) throw abortError()
-      const m = msg as SessionMessage | null
+      const m = writer.message
       if (m) {
         m.status = 'complete'
         this.save(m)
@@ -815,7 +747,7 @@ export class Session {
       this.checkpoint('step', a.turn.turn_id, a.turn.steps)
       return m !== null
     } catch (err) {
-      const m = msg as SessionMessage | null
+      const m = writer.message
       if (m) {
         // Partial output stays: cancelled by stop(), interrupted by a closing runtime, or kept as
         // it was when the model failed.
@@ -828,7 +760,7 @@ export class Session {
       a.streaming = null
       throw err
     } finally {
-      clearInterval(flush)
+      writer.close()
     }
   }
 
@@ -836,51 +768,20 @@ export class Session {
    * Decides a freshly called tool: runs it automatically, asks for approval (a persisted
    * pending interaction), or fails it back to the model.
    */
-  private gate(a: ActiveTurn, msg: SessionMessage, call: ToolCallPart, tools: Map<string, Tool>): void {
+  private gate(a: ActiveTurn, writer: StepWriter, call: ToolCallPart, tools: Map<string, Tool>): void {
     const row = this.row()
-    const tool = tools.get(call.name)
-    let input: Record<string, unknown> | undefined
-    try {
-      const parsed: unknown = JSON.parse(call.input_text || '{}')
-      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed))
-        input = parsed as Record<string, unknown>
-    } catch {
-      /* reported below */
-    }
-    if (!tool) {
-      Object.assign(call, { status: 'error', error: `There is no tool named "${call.name}".` })
-    } else if (!input) {
-      Object.assign(call, {
-        status: 'error',
-        error: `The input for ${call.name} is not a JSON object: ${call.input_text.slice(0, 200)}`,
-      })
-    } else {
-      call.input = input
-      const missing = ((tool.input_schema.required as string[] | undefined) ?? []).filter(
-        (k) => !(k in input!),
-      )
-      if (missing.length) {
-        Object.assign(call, { status: 'error', error: `${call.name} needs ${missing.join(', ')}.` })
-      } else if (tool.kind === 'question') {
-        this.createInteraction(a, msg, call, {
-          kind: 'question',
-          question: typeof input.question === 'string' ? input.question : JSON.stringify(input),
-        })
-      } else if (this.autoApproved(row, tool.name, tool.read_only)) {
-        call.status = 'approved'
-      } else {
-        this.createInteraction(a, msg, call, { kind: 'approval', description: tool.describe(input) })
-      }
+    const msg = writer.message!
+    const decision = decide(call, tools.get(call.name), (tool) =>
+      this.autoApproved(row, tool.name, tool.read_only),
+    )
+    if (decision.kind === 'error') Object.assign(call, { status: 'error', error: decision.error })
+    else {
+      call.input = decision.input
+      if (decision.kind === 'run') call.status = 'approved'
+      else this.createInteraction(a, msg, call, decision.interaction)
     }
     this.store.updateMessage(msg)
-    this.publish({
-      variant: 'part',
-      session_id: this.id,
-      message_id: msg.message_id,
-      revision: msg.revision,
-      type: 'tool_call',
-      part: structuredClone(call),
-    })
+    writer.publishPart(call)
   }
 
   private autoApproved(row: SessionRow, name: string, readOnly: boolean): boolean {
@@ -985,6 +886,10 @@ export class Session {
   /** The session's tools; an MCP server that cannot start is reported once as an action line. */
   private async tools(row: SessionRow, turn_id?: string): Promise<Tool[]> {
     return this.deps.toolsFor(row, (notice) => {
+      // Once per turn: a dead server would otherwise be reported at every step.
+      const key = `${turn_id ?? ''}\n${notice}`
+      if (this.notices.has(key)) return
+      this.notices.add(key)
       try {
         this.textMessage('system', 'action', notice, turn_id)
       } catch (err) {

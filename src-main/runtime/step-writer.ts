@@ -1,0 +1,117 @@
+import { newId } from '../../src-shared/ids'
+import type { MessagePart, SessionMessage, SessionMutation, ToolCallPart } from '../../src-shared/types'
+import type { Store } from '../store'
+
+/** Streamed text reaches the store at least this often, so a crash loses less than this. */
+export const FLUSH_INTERVAL_MS = 200
+
+export interface StepWriterIo {
+  session_id: string
+  store: Store
+  /** Persists a new (streaming) assistant message and publishes it. */
+  open(): SessionMessage
+  publish(mutation: SessionMutation): void
+}
+
+/**
+ * Writes one model step into one assistant message. The message is created on the first output
+ * (a step that fails before any leaves no empty bubble). New parts are persisted, then published;
+ * text and tool-input deltas are published at once and flushed to the store on a timer.
+ */
+export class StepWriter {
+  message: SessionMessage | null = null
+  private dirty = false
+  private readonly calls = new Map<string, ToolCallPart>()
+  private readonly timer: NodeJS.Timeout
+
+  constructor(private readonly io: StepWriterIo) {
+    this.timer = setInterval(() => this.flush(), FLUSH_INTERVAL_MS)
+  }
+
+  private flush(): void {
+    if (this.message && this.dirty) {
+      this.io.store.updateMessage(this.message)
+      this.dirty = false
+    }
+  }
+
+  private ensure(): SessionMessage {
+    this.message ??= this.io.open()
+    return this.message
+  }
+
+  private addPart<P extends MessagePart>(part: P): P {
+    const m = this.ensure()
+    m.parts.push(part)
+    this.io.store.updateMessage(m)
+    this.publishPart(part)
+    return part
+  }
+
+  publishPart(part: MessagePart): void {
+    const m = this.ensure()
+    this.io.publish({
+      variant: 'part',
+      session_id: this.io.session_id,
+      message_id: m.message_id,
+      revision: m.revision,
+      type: part.type,
+      part: structuredClone(part),
+    })
+  }
+
+  private delta(part_id: string, field: 'text' | 'input', offset: number, text: string): void {
+    this.dirty = true
+    this.io.publish({
+      variant: 'delta',
+      session_id: this.io.session_id,
+      message_id: this.message!.message_id,
+      part_id,
+      field,
+      offset,
+      text,
+    })
+  }
+
+  /** Appends to the last text (or reasoning) part, starting a new one when the kind changes. */
+  text(type: 'text' | 'reasoning', text: string): void {
+    const m = this.ensure()
+    const last = m.parts[m.parts.length - 1]
+    const part = last && last.type === type ? last : this.addPart({ type, part_id: newId('prt'), text: '' })
+    const offset = part.text.length
+    part.text += text
+    this.delta(part.part_id, 'text', offset, text)
+  }
+
+  startCall(tool_call_id: string, name: string): ToolCallPart {
+    const part = this.addPart<ToolCallPart>({
+      type: 'tool_call',
+      part_id: newId('prt'),
+      tool_call_id,
+      name,
+      input_text: '',
+      status: 'streaming_input',
+    })
+    this.calls.set(tool_call_id, part)
+    return part
+  }
+
+  callInput(tool_call_id: string, text: string): void {
+    const part = this.calls.get(tool_call_id)
+    if (!part) return
+    const offset = part.input_text.length
+    part.input_text += text
+    this.delta(part.part_id, 'input', offset, text)
+  }
+
+  /** The complete call; providers that do not stream tool input announce it only here. */
+  call(tool_call_id: string, name: string, input: string): ToolCallPart {
+    const part = this.calls.get(tool_call_id) ?? this.startCall(tool_call_id, name)
+    part.input_text = input
+    return part
+  }
+
+  close(): void {
+    clearInterval(this.timer)
+  }
+}
