@@ -140,6 +140,8 @@ export interface Responses {
   'session.set': Receipt
   'session.compact': Receipt
   'session.fork': SessionInfo
+  /** The store's get_session_head: the head snapshot and the last message seq. */
+  'session.head': { session_id: string; snapshot_id: string | null; head_seq: number }
   'session.snapshot': SnapshotInfo
   'session.snapshots': SnapshotInfo[]
   'session.syncshot': SnapshotInfo

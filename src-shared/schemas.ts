@@ -118,6 +118,7 @@ export const schemas = {
     /** Fork just before message_id (edit-and-resend of a user message) instead of after it. */
     before: z.boolean().optional(),
   }),
+  'session.head': sessionRef,
   'session.snapshot': sessionRef,
   'session.snapshots': z.strictObject({
     session_id: id,

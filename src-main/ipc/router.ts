@@ -135,6 +135,7 @@ export function createRouter(runtime: Runtime, appInfo: () => AppInfo, host: Hos
       const { session_id, ...req } = r
       return runtime.sessions.fork(session_id, req).info()
     },
+    'session.head': (r) => s(r.session_id).head(),
     'session.snapshot': (r) => s(r.session_id).snapshot(),
     'session.snapshots': (r) => s(r.session_id).snapshots(r.limit ?? 200),
     'session.syncshot': (r) => s(r.session_id).syncshot(),

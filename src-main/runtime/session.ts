@@ -1153,6 +1153,12 @@ export class Session {
     })
   }
 
+  /** The store's view of the head: the last committed checkpoint and the last message seq. */
+  head(): { session_id: string; snapshot_id: string | null; head_seq: number } {
+    this.row()
+    return this.store.get_session_head(this.id)!
+  }
+
   snapshot(): SnapshotInfo {
     const row = this.row()
     const head = row.head_snapshot_id ? this.store.getSnapshot(row.head_snapshot_id) : undefined
