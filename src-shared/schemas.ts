@@ -11,7 +11,12 @@ export const MAX_TEXT_CHARS = 100_000
 /** Largest accepted serialized request, in bytes (checked by the transports). */
 export const MAX_REQUEST_BYTES = 512 * 1024
 
-const id = z.string().min(1, 'must not be empty').max(200)
+/** Ids name folders (workspaces) and appear in logs: letters, digits, "_" and "-" only. */
+const id = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(200)
+  .regex(/^[A-Za-z0-9_-]+$/, 'may only contain letters, digits, "_" and "-"')
 const text = z
   .string()
   .max(MAX_TEXT_CHARS, `must be at most ${MAX_TEXT_CHARS} characters`)

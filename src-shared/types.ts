@@ -155,6 +155,8 @@ export interface SnapshotInfo {
   parent_snapshot_id?: string
   /** Seq of the last message covered. */
   head_seq: number
+  /** The message at head_seq (null for an empty history). */
+  head_message_id: string | null
   /** Why this checkpoint exists ("step", "turn_end", "syncshot", "fork", "manual"). */
   reason: string
   step?: number

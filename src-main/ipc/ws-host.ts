@@ -66,7 +66,13 @@ export async function startBrowserHost(opts: {
       return
     }
     const url = new URL(req.url ?? '/', 'http://127.0.0.1')
-    let rel = decodeURIComponent(url.pathname)
+    let rel: string
+    try {
+      rel = decodeURIComponent(url.pathname)
+    } catch {
+      res.writeHead(400, { 'content-type': 'text/plain' }).end('Bad request: malformed path.')
+      return
+    }
     if (rel.endsWith('/')) rel += 'index.html'
     const file = normalize(join(root, rel))
     if (file !== root && !file.startsWith(root + sep)) {
@@ -88,7 +94,10 @@ export async function startBrowserHost(opts: {
       'cache-control': target.endsWith('index.html') ? 'no-store' : 'max-age=3600',
     })
     if (req.method === 'HEAD') res.end()
-    else createReadStream(target).pipe(res)
+    else
+      createReadStream(target)
+        .on('error', () => res.destroy())
+        .pipe(res)
   }
 
   const server = createServer(serveStatic)

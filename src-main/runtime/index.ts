@@ -132,7 +132,7 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
   const secrets =
     options.secrets ?? (kind === 'memory' ? new MemorySecretStore() : new FileSecretStore(dataDir))
   const providers = new ProviderRegistry(store, secrets)
-  const mcp = new McpManager(store, options.mcp_timeouts)
+  const mcp = new McpManager(store, secrets, options.mcp_timeouts)
   const models = new Map<string, Model>()
   const refreshModels = () => {
     models.clear()
@@ -190,8 +190,13 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
     create(opts = {}) {
       ensureOpen()
       const session_id = opts.session_id ?? newId('ses')
-      if (store.getSession(session_id))
-        throw new ArborError('conflict', `A session with id ${session_id} already exists.`)
+      if (!/^[A-Za-z0-9_-]{1,200}$/.test(session_id))
+        throw new ArborError('invalid_request', 'A session id may only contain letters, digits, "_" and "-".')
+      if (store.sessionIdTaken(session_id))
+        throw new ArborError(
+          'conflict',
+          `The session id ${session_id} is taken (by a live session, or by a removed one whose forks still use its history).`,
+        )
       const t = Date.now()
       store.createSession({
         session_id,
@@ -238,6 +243,7 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
           'This session has a turn in progress. Stop it before archiving the session.',
         )
       if (row.archived !== archived) store.updateSession(session_id, { archived, updated_at: Date.now() })
+      if (!archived) s.resumeQueue()
       s.changed()
       return s.info()
     },

@@ -4,6 +4,7 @@ import { ArborError } from '../../src-shared/errors'
 import type { McpServerInfo, McpToolInfo } from '../../src-shared/contract'
 import type { Store } from '../store'
 import { uniqueSlug } from './slug'
+import type { SecretStore } from './secrets'
 import { ToolError, type Tool } from './tools'
 
 export interface McpServerConfig {
@@ -11,11 +12,13 @@ export interface McpServerConfig {
   name: string
   command: string
   args: string[]
-  env: Record<string, string>
+  /** Names only: the values (often tokens) live in the SecretStore, not the database. */
+  env_keys: string[]
   enabled_by_default: boolean
 }
 
 const KEY = 'mcp_servers'
+const envSecret = (server_id: string) => `mcp:${server_id}:env`
 export interface McpTimeouts {
   connect_ms: number
   call_ms: number
@@ -51,6 +54,7 @@ export class McpManager {
 
   constructor(
     private readonly store: Store,
+    private readonly secrets: SecretStore,
     private readonly timeouts: McpTimeouts = DEFAULT_TIMEOUTS,
   ) {}
 
@@ -69,7 +73,7 @@ export class McpManager {
       name: c.name,
       command: c.command,
       args: c.args,
-      env_keys: Object.keys(c.env),
+      env_keys: c.env_keys,
       enabled_by_default: c.enabled_by_default,
       status: failed ? 'failed' : this.connections.has(c.server_id) ? 'running' : 'not_started',
       ...(failed ? { error: failed } : {}),
@@ -81,7 +85,7 @@ export class McpManager {
   }
 
   async save(
-    input: Omit<McpServerConfig, 'server_id' | 'env' | 'enabled_by_default'> & {
+    input: Omit<McpServerConfig, 'server_id' | 'env_keys' | 'enabled_by_default'> & {
       server_id?: string
       env?: Record<string, string>
       enabled_by_default?: boolean
@@ -97,9 +101,10 @@ export class McpManager {
       name: input.name,
       command: input.command,
       args: input.args,
-      env: input.env ?? prev?.env ?? {},
+      env_keys: input.env ? Object.keys(input.env) : (prev?.env_keys ?? []),
       enabled_by_default: input.enabled_by_default ?? prev?.enabled_by_default ?? true,
     }
+    if (input.env) this.secrets.set(envSecret(id), JSON.stringify(input.env))
     this.write([...configs.filter((c) => c.server_id !== id), next])
     await this.disconnect(id)
     return this.info(next)
@@ -109,8 +114,14 @@ export class McpManager {
     const configs = this.configs()
     if (!configs.some((c) => c.server_id === server_id))
       throw new ArborError('not_found', `No MCP server "${server_id}".`)
+    this.secrets.set(envSecret(server_id), null)
     this.write(configs.filter((c) => c.server_id !== server_id))
     await this.disconnect(server_id)
+  }
+
+  private env(server_id: string): Record<string, string> {
+    const raw = this.secrets.get(envSecret(server_id))
+    return raw ? (JSON.parse(raw) as Record<string, string>) : {}
   }
 
   private async disconnect(server_id: string): Promise<void> {
@@ -127,7 +138,7 @@ export class McpManager {
       const transport = new StdioClientTransport({
         command: config.command,
         args: config.args,
-        env: { ...(process.env as Record<string, string>), ...config.env },
+        env: { ...(process.env as Record<string, string>), ...this.env(config.server_id) },
         stderr: 'pipe',
       })
       const client = new Client({ name: 'arbor', version: '0.1.0' })

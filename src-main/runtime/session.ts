@@ -423,11 +423,13 @@ export class Session {
    * start a compact waits for the first step: applied there it would summarise away the very
    * prompt the turn is about to answer.
    */
-  private async applyCheckpointCommands(signal: AbortSignal, turnStart = false): Promise<void> {
+  private async applyCheckpointCommands(signal: AbortSignal): Promise<void> {
     for (;;) {
       const next = this.store.listCommands(this.id, ['queued'])[0]
       if (!next || next.kind === 'prompt' || signal.aborted) return
-      if (turnStart && next.kind === 'compact') return
+      // A compact waits for the turn to end: summarising mid-turn would fold the turn's own
+      // prompt and unfinished tool calls into the summary before the model answered them.
+      if (next.kind === 'compact') return
       await this.applyCommand(next, signal)
     }
   }
@@ -506,7 +508,9 @@ export class Session {
       this.checkpoint(cmd.kind === 'steer' ? 'steer' : 'command')
       this.publishInfo()
     } catch (err) {
-      this.store.setCommandStatus(cmd.command_id, 'done')
+      // Aborted (stop, close): the command has not happened, so it stays in the queue.
+      const aborted = err instanceof Error && err.name === 'AbortError'
+      this.store.setCommandStatus(cmd.command_id, aborted ? 'queued' : 'done')
       this.deps.log(`Session ${this.id}: command ${cmd.kind} failed: ${String(err)}`)
       if (!(err instanceof Error && err.name === 'AbortError'))
         this.textMessage(
@@ -588,7 +592,7 @@ export class Session {
   private async drive(a: ActiveTurn): Promise<void> {
     try {
       for (;;) {
-        await this.applyCheckpointCommands(a.abort.signal, a.turn.steps === 0)
+        await this.applyCheckpointCommands(a.abort.signal)
         if (a.abort.signal.aborted) return
         const { last, steered } = this.progress(a.turn.turn_id)
         const calls = last ? last.parts.filter((p): p is ToolCallPart => p.type === 'tool_call') : []
@@ -645,6 +649,9 @@ export class Session {
 
   private finish(a: ActiveTurn, status: TurnRow['status'], result: TurnResult): void {
     if (this.active !== a) return
+    // A turn that ends any other way than success leaves nothing open: no pending dialog, no
+    // call that is approved or running but will never run.
+    if (status !== 'succeeded') this.settleCalls(a.turn.turn_id)
     a.turn.status = status
     a.turn.result = result
     a.turn.updated_at = now()
@@ -1080,6 +1087,27 @@ export class Session {
       })
       this.save(msg)
     }
+  }
+
+  /** Cancels the pending interactions and unfinished tool calls of a turn that is ending. */
+  private settleCalls(turn_id: string): void {
+    this.cancelInteractions(turn_id)
+    const open = ['streaming_input', 'pending_approval', 'approved', 'running']
+    for (const m of this.store.listMessages(this.id, { limit: 200 })) {
+      if (m.turn_id !== turn_id) continue
+      const msg = this.liveMessage(m.message_id) ?? m
+      const changed = msg.parts.filter(
+        (p): p is ToolCallPart => p.type === 'tool_call' && open.includes(p.status),
+      )
+      if (changed.length === 0) continue
+      for (const call of changed) call.status = 'cancelled'
+      this.save(msg, changed)
+    }
+  }
+
+  /** Runs the queue again (after unarchive). */
+  resumeQueue(): void {
+    void this.pump()
   }
 
   pause(): Receipt {

@@ -67,6 +67,8 @@ export const migrations: Array<{ version: number; name: string; sql: string }> =
         session_id TEXT NOT NULL,
         parent_snapshot_id TEXT,
         head_seq INTEGER NOT NULL,
+        -- The message at head_seq when the snapshot was taken: pins the history it covers.
+        head_message_id TEXT,
         reason TEXT NOT NULL,
         step INTEGER,
         turn_id TEXT,

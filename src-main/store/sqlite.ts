@@ -150,6 +150,7 @@ function toSnapshot(r: Row): SnapshotRow {
     snapshot_id: r.snapshot_id as string,
     session_id: r.session_id as string,
     head_seq: r.head_seq as number,
+    head_message_id: (r.head_message_id as string | null) ?? null,
     reason: r.reason as string,
     hash: r.hash as string,
     created_at: r.created_at as number,
@@ -169,6 +170,7 @@ function snapshotHash(s: Omit<SnapshotRow, 'hash' | 'state'>): string {
     session_id,
     parent_snapshot_id,
     head_seq,
+    head_message_id,
     reason,
     step,
     turn_id,
@@ -181,6 +183,7 @@ function snapshotHash(s: Omit<SnapshotRow, 'hash' | 'state'>): string {
       session_id,
       parent_snapshot_id,
       head_seq,
+      head_message_id,
       reason,
       step,
       turn_id,
@@ -247,6 +250,7 @@ class SqliteStore implements Store {
       updateMessage: p(`UPDATE messages SET status = @status, revision = @revision, updated_at = @updated_at,
         error_code = @error_code, parts = @parts WHERE message_id = @message_id`),
       getMessage: p('SELECT * FROM messages WHERE message_id = ?'),
+      messageAt: p('SELECT * FROM messages WHERE session_id = ? AND seq = ?'),
       pageMessages: p(`SELECT * FROM messages WHERE session_id = ? AND seq > ? AND seq <= ? AND seq < ?
         ORDER BY seq DESC LIMIT ?`),
       rangeMessages: p(
@@ -257,7 +261,7 @@ class SqliteStore implements Store {
       ftsInsert: p('INSERT INTO messages_fts(rowid, text) VALUES (?, ?)'),
       ftsSearch: p(`SELECT m.*, s.title AS session_title FROM messages_fts f
         JOIN messages m ON m.id = f.rowid JOIN sessions s ON s.session_id = m.session_id
-        WHERE messages_fts MATCH ? AND s.removed = 0 ORDER BY f.rank LIMIT ?`),
+        WHERE messages_fts MATCH ? AND s.removed = 0 AND m.seq >= s.visible_from_seq ORDER BY f.rank LIMIT ?`),
       enqueue: p(`INSERT INTO commands (command_id, session_id, kind, payload, status, turn_id, created_at)
         VALUES (@command_id, @session_id, @kind, @payload, @status, @turn_id, @created_at)`),
       getCommand: p('SELECT * FROM commands WHERE command_id = ?'),
@@ -285,8 +289,9 @@ class SqliteStore implements Store {
         'SELECT session_id, head_snapshot_id, last_seq FROM sessions WHERE session_id = ? AND removed = 0',
       ),
       insertSnapshot:
-        p(`INSERT INTO snapshots (snapshot_id, session_id, parent_snapshot_id, head_seq, reason, step,
-        turn_id, state_hash, hash, created_at) VALUES (@snapshot_id, @session_id, @parent_snapshot_id, @head_seq,
+        p(`INSERT INTO snapshots (snapshot_id, session_id, parent_snapshot_id, head_seq, head_message_id, reason,
+        step, turn_id, state_hash, hash, created_at) VALUES (@snapshot_id, @session_id, @parent_snapshot_id,
+        @head_seq, @head_message_id,
         @reason, @step, @turn_id, @state_hash, @hash, @created_at)`),
       insertState: p('INSERT OR IGNORE INTO snapshot_states (state_hash, state) VALUES (?, ?)'),
       advanceHead: p(
@@ -343,6 +348,10 @@ class SqliteStore implements Store {
     return (this.stmts.listSessions.all(filter.archived ? 1 : 0) as Row[]).map(toSession)
   }
 
+  sessionIdTaken(session_id: string): boolean {
+    return this.stmts.getSessionAny.get(session_id) !== undefined
+  }
+
   recoverableSessions(): string[] {
     return this.db
       .prepare(
@@ -386,6 +395,10 @@ class SqliteStore implements Store {
       for (const table of ['snapshots', 'commands', 'turns', 'interactions'])
         this.db.prepare(`DELETE FROM ${table} WHERE session_id = ?`).run(session_id)
       const parent = this.stmts.getSessionAny.get(session_id) as Row | undefined
+      // States are shared by content; drop the ones no snapshot names any more.
+      this.db
+        .prepare('DELETE FROM snapshot_states WHERE state_hash NOT IN (SELECT state_hash FROM snapshots)')
+        .run()
       this.db.prepare('DELETE FROM sessions WHERE session_id = ?').run(session_id)
       // A tombstoned parent with no children left can go too.
       const parentId = parent?.parent_session_id as string | null
@@ -424,7 +437,9 @@ class SqliteStore implements Store {
         fork_message_id: req.fork_message_id,
         fork_snapshot_id: src.snapshot_id,
         fork_operation_id: req.operation_id,
-        visible_from_seq: parent.visible_from_seq,
+        // A snapshot fork sees what was visible at that checkpoint, even if the parent was
+        // cleared since (clearing hides rows; it never deletes what forks inherit).
+        visible_from_seq: src.state.visible_from_seq,
         // The context start in force at the fork point (the runtime puts it in the state).
         context_from_seq: Math.min(src.state.context_from_seq, req.fork_seq),
         last_seq: req.fork_seq,
@@ -652,6 +667,7 @@ class SqliteStore implements Store {
         snapshot_id: newId('snap'),
         session_id: request.session_id,
         head_seq: request.head_seq,
+        head_message_id: this.messageAt(request.session_id, request.head_seq)?.message_id ?? null,
         reason: request.reason,
         state_hash,
         created_at: Date.now(),
@@ -685,7 +701,21 @@ class SqliteStore implements Store {
 
   verifySnapshot(snapshot: SnapshotRow): boolean {
     const { hash, state, ...rest } = snapshot
-    return sha256(canonicalJson(state)) === snapshot.state_hash && snapshotHash(rest) === hash
+    if (sha256(canonicalJson(state)) !== snapshot.state_hash || snapshotHash(rest) !== hash) return false
+    // The history it pins must still be there: the same message at the same position.
+    const at = this.messageAt(snapshot.session_id, snapshot.head_seq)?.message_id ?? null
+    return at === snapshot.head_message_id
+  }
+
+  /** The message at `seq` in a session's lineage, visible or not (clearing only hides). */
+  private messageAt(session_id: string, seq: number): SessionMessage | undefined {
+    if (seq <= 0) return undefined
+    for (const seg of this.segments(session_id)) {
+      if (seq <= seg.lo || seq > seg.hi) continue
+      const r = this.stmts.messageAt.get(seg.session_id, seq) as Row | undefined
+      return r && toMessage(r)
+    }
+    return undefined
   }
 }
 

@@ -140,6 +140,8 @@ export interface Store {
   /** Live (not removed) session, or undefined. */
   getSession(session_id: string): SessionRow | undefined
   listSessions(filter: { archived?: boolean }): SessionRow[]
+  /** True when any session row (live, or a removed one kept for its forks) has this id. */
+  sessionIdTaken(session_id: string): boolean
   /** Sessions with unfinished turns or queued commands: what recovery must look at. */
   recoverableSessions(): string[]
   updateSession(session_id: string, patch: Partial<Omit<SessionRow, 'session_id'>>): void

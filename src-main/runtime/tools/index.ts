@@ -1,4 +1,4 @@
-import { mkdir, readdir, readFile, realpath, stat, writeFile } from 'node:fs/promises'
+import { lstat, mkdir, readdir, readFile, realpath, stat, writeFile } from 'node:fs/promises'
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path'
 import type { ToolSpec } from '../models/types'
 
@@ -39,7 +39,9 @@ export async function confine(workspace: string, path: unknown): Promise<string>
   }
   if (outside(target))
     throw new ToolError(`Refused: ${path} is outside the session's workspace folder (${root}).`)
-  // Follow symlinks of the longest existing prefix.
+  // Follow symlinks of the longest existing prefix. A link whose target does not exist yet
+  // cannot be resolved, and writing through it would create its target wherever it points:
+  // refuse it rather than trust the folder above it.
   let existing = target
   for (;;) {
     try {
@@ -48,6 +50,8 @@ export async function confine(workspace: string, path: unknown): Promise<string>
       break
     } catch (err) {
       if (err instanceof ToolError) throw err
+      const link = await lstat(existing).catch(() => null)
+      if (link) throw new ToolError(`Refused: ${path} goes through a link that points nowhere (${existing}).`)
       const parent = dirname(existing)
       if (parent === existing) break
       existing = parent
