@@ -1,4 +1,4 @@
-import { expect, openApp, send, test } from './fixtures'
+import { expect, openApp, send, shape, test } from './fixtures'
 
 const WRITE = '/tool write_file {"path":"a.txt","content":"hi"}'
 
@@ -32,7 +32,11 @@ test.describe('approvals', () => {
     await openApp(page, host)
     await send(page, WRITE)
     const dialog = page.getByRole('dialog')
-    await dialog.getByRole('button', { name: 'Deny' }).click()
+    // Deny asks first, with an optional reason for the model.
+    await dialog.getByRole('button', { name: 'Deny…' }).click()
+    await expect(dialog).toBeVisible()
+    await dialog.getByRole('textbox', { name: 'Reason (optional)' }).fill('not today')
+    await dialog.getByRole('button', { name: 'Deny', exact: true }).click()
     await expect(dialog).toHaveCount(0)
     await expect(page.getByRole('region', { name: 'Tool call write_file' })).toContainText('Denied', {
       timeout: 10_000,
@@ -82,5 +86,73 @@ test.describe('approvals', () => {
       timeout: 10_000,
     })
     await expect(page.getByRole('dialog')).toHaveCount(0)
+  })
+
+  test('Esc denies only after a confirmation', async ({ page, host }) => {
+    await openApp(page, host)
+    await send(page, WRITE)
+    const dialog = page.getByRole('dialog')
+    const approve = dialog.getByRole('button', { name: 'Approve once' })
+    await expect(approve).toBeFocused()
+
+    // Esc asks; Esc again takes the question back. Nothing was answered.
+    await page.keyboard.press('Escape')
+    const reason = dialog.getByRole('textbox', { name: 'Reason (optional)' })
+    await expect(reason).toBeFocused()
+    await page.keyboard.press('Escape')
+    await expect(reason).toHaveCount(0)
+    await expect(approve).toBeFocused()
+    await expect(page.getByRole('region', { name: 'Tool call write_file' })).toContainText(
+      'Waiting for approval',
+    )
+
+    // Esc, then Enter confirms the denial (with the reason typed).
+    await page.keyboard.press('Escape')
+    await reason.fill('wrong file')
+    await page.keyboard.press('Enter')
+    await expect(dialog).toHaveCount(0)
+    const card = page.getByRole('region', { name: 'Tool call write_file' })
+    await expect(card).toContainText('Denied')
+    await expect(card).toContainText('You denied this: wrong file')
+  })
+
+  test('approve for this session: the next call of the tool runs without asking', async ({ page, host }) => {
+    await openApp(page, host)
+    await send(page, WRITE)
+    await page.getByRole('dialog').getByRole('button', { name: 'Approve for this session' }).click()
+    await expect(page.getByRole('region', { name: 'Tool call write_file' })).toContainText('Done')
+    await expect(page.getByRole('button', { name: 'Stop' })).toHaveCount(0, { timeout: 10_000 })
+    await send(page, '/tool write_file {"path":"b.txt","content":"again"}')
+    await expect(page.getByRole('region', { name: 'Tool call write_file' }).nth(1)).toContainText('Done', {
+      timeout: 10_000,
+    })
+    await expect(page.getByRole('dialog')).toHaveCount(0)
+    await expect(page.getByRole('region', { name: 'Tool call write_file' }).first()).toContainText(
+      'You approved this for this session.',
+    )
+  })
+
+  test('a pending approval survives a host restart; the open tab reconnects and answers it', async ({
+    page,
+    host,
+  }) => {
+    await openApp(page, host)
+    await send(page, WRITE)
+    await expect(page.getByRole('dialog')).toBeVisible()
+    const before = await shape(page)
+
+    await host.restart()
+    // The same tab, not reloaded: it reconnects to the new process and shows the approval again.
+    const dialog = page.getByRole('dialog')
+    await expect(dialog.getByRole('button', { name: 'Approve once' })).toBeEnabled({ timeout: 15_000 })
+    await expect(page.getByRole('status').filter({ hasText: 'Reconnecting' })).toHaveCount(0)
+    expect(await shape(page)).toEqual(before)
+    await dialog.getByRole('button', { name: 'Approve once' }).click()
+    await expect(page.getByRole('region', { name: 'Tool call write_file' })).toContainText('Done', {
+      timeout: 10_000,
+    })
+    await expect(page.getByRole('article', { name: 'Assistant' }).last()).toContainText('returned', {
+      timeout: 10_000,
+    })
   })
 })

@@ -23,11 +23,16 @@ export class Host {
 
   constructor(readonly dataDir: string) {}
 
-  /** Starts the host and resolves with the URL it prints (port and token change per run). */
-  async start(): Promise<string> {
+  /**
+   * Starts the host and resolves with the URL it prints. The first start picks a free port and a
+   * random token; `restart()` reuses both, so an open tab reconnects by itself.
+   */
+  async start(reuse?: { port: string; token: string }): Promise<string> {
     if (this.child) throw new Error('host already running')
     this.output = ''
-    const child = spawn(process.execPath, [SERVE, '--port', '0', '--data-dir', this.dataDir], {
+    const args = [SERVE, '--port', reuse?.port ?? '0', '--data-dir', this.dataDir]
+    if (reuse) args.push('--token', reuse.token)
+    const child = spawn(process.execPath, args, {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, NO_COLOR: '1' },
     })
@@ -72,10 +77,28 @@ export class Host {
     })
   }
 
-  /** Same data folder, new process (new port and token). */
+  /** Same data folder, port and token; a new process (open tabs reconnect to it). */
   async restart(): Promise<string> {
+    const url = new URL(this.url)
     await this.stop()
-    return this.start()
+    return this.start({ port: url.port, token: url.searchParams.get('token') ?? '' })
+  }
+
+  /** Kills the host without letting it shut down cleanly (a crash). */
+  async kill(): Promise<void> {
+    const child = this.child
+    this.child = null
+    if (!child || child.exitCode !== null || child.signalCode !== null) return
+    await new Promise<void>((done) => {
+      child.once('exit', () => done())
+      child.kill('SIGKILL')
+    })
+  }
+
+  /** After a kill: the same data folder, port and token. */
+  async startAgain(): Promise<string> {
+    const url = new URL(this.url)
+    return this.start({ port: url.port, token: url.searchParams.get('token') ?? '' })
   }
 
   get log(): string {
@@ -109,6 +132,39 @@ export class Host {
     } finally {
       socket.close()
     }
+  }
+}
+
+/**
+ * Fills a session quickly over one socket: every prompt is queued at once (the session runs them
+ * in order), then this waits for the last turn. `/stream N 0` prompts make short instant replies.
+ */
+export async function seed(host: Host, session_id: string, prompts: string[]): Promise<void> {
+  const url = new URL(host.url)
+  const socket = new WebSocket(`ws://${url.host}/ws?token=${url.searchParams.get('token')}`)
+  await new Promise<void>((ok, fail) => {
+    socket.once('open', () => ok())
+    socket.once('error', fail)
+  })
+  const waiting = new Map<number, (result: { ok: boolean; data?: unknown; error?: unknown }) => void>()
+  socket.on('message', (data) => {
+    const frame = JSON.parse(data.toString()) as { id?: number; result?: { ok: boolean } }
+    if (frame.id !== undefined) waiting.get(frame.id)?.(frame.result!)
+  })
+  let id = 0
+  const call = (method: string, params: unknown) =>
+    new Promise<{ ok: boolean; data?: unknown; error?: unknown }>((ok) => {
+      waiting.set(++id, ok)
+      socket.send(JSON.stringify({ id, method, params }))
+    })
+  try {
+    const answers = await Promise.all(prompts.map((query) => call('session.prompt', { session_id, query })))
+    const failed = answers.find((a) => !a.ok)
+    if (failed) throw new Error(`seeding failed: ${JSON.stringify(failed.error)}`)
+    const last = answers[answers.length - 1].data as { id: string }
+    await call('session.wait_turn', { session_id, turn_id: last.id })
+  } finally {
+    socket.close()
   }
 }
 

@@ -49,3 +49,33 @@ test('README screenshot of a chat', async ({ page, host }, testInfo) => {
   await page.emulateMedia({ colorScheme: 'dark' })
   await page.screenshot({ path: testInfo.outputPath('chat-dark.png'), animations: 'disabled' })
 })
+
+test('README screenshot of an approval', async ({ page, host }) => {
+  for (const title of ['Flaky e2e triage', 'Refactor the session store', 'Notes on WAL checkpoints']) {
+    await host.rpc('sessions.create', { title })
+  }
+  await openApp(page, host)
+  await sidebar(page).getByRole('button', { name: 'New chat', exact: true }).click()
+  await send(page, 'Write the release notes for 0.2 to a file, please.')
+  await settled(page)
+  const notes = {
+    path: 'docs/RELEASE-0.2.md',
+    content:
+      '# Arbor 0.2\n\n- Approvals you cannot miss: the tool, what it does, every argument.\n' +
+      '- Fork any message or checkpoint; forks sit under their parent.\n' +
+      '- Full-text search across every conversation.\n- Smooth 10,000-message sessions.\n',
+    overwrite: true,
+  }
+  await send(page, `/tool write_file ${JSON.stringify(notes)}`)
+  const dialog = page.getByRole('dialog', { name: 'Allow write_file?' })
+  await expect(dialog.getByRole('button', { name: 'Approve once' })).toBeFocused()
+  await expect(dialog.getByLabel('Tool arguments')).toContainText('"overwrite": true')
+  const open = await page.evaluate(() => window.location.hash.replace('#/s/', ''))
+  await host.rpc('sessions.rename', { session_id: open, title: 'Release notes for 0.2' })
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Release notes for 0.2')
+  await page.mouse.move(640, 20)
+  await page.screenshot({
+    path: resolve(__dirname, '..', 'docs', 'screenshot-approval.png'),
+    animations: 'disabled',
+  })
+})

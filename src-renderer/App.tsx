@@ -1,21 +1,30 @@
 import { ChatHeader } from './components/ChatHeader'
 import { Composer } from './components/Composer'
 import { ConnectionBanner } from './components/ConnectionBanner'
+import { HistoryPanel } from './components/HistoryPanel'
 import { NoticeToast } from './components/NoticeToast'
 import { PendingInteractions } from './components/PendingInteractions'
 import { QueueList } from './components/QueueList'
+import { Settings } from './components/Settings'
+import { ShortcutKeys, ShortcutsHelp } from './components/Shortcuts'
 import { Sidebar } from './components/Sidebar'
+import { ThemeSync } from './components/Theme'
 import { Transcript } from './components/Transcript'
+import { useApp } from './state/hooks'
 
 export interface AppProps {
   host: 'electron' | 'browser'
   hasToken: boolean
 }
 
-/** The window: sessions on the left; the open conversation, its approvals and the composer. */
+/** The window: sessions on the left; the open conversation, its approvals and the composer; history on the right. */
 export function App({ host, hasToken }: AppProps) {
+  const panel = useApp((s) => s.panel)
+  const dialog = useApp((s) => s.dialog)
+  const hasSession = useApp((s) => s.transcript !== null)
+  const history = panel === 'history' && hasSession
   return (
-    <div className="app">
+    <div className={`app${history ? ' with-panel' : ''}`}>
       <Sidebar />
       <main className="chat">
         <ConnectionBanner host={host} hasToken={hasToken} />
@@ -27,7 +36,12 @@ export function App({ host, hasToken }: AppProps) {
           <Composer />
         </div>
       </main>
+      {history && <HistoryPanel />}
+      {dialog === 'settings' && <Settings />}
+      {dialog === 'shortcuts' && <ShortcutsHelp />}
       <NoticeToast />
+      <ShortcutKeys />
+      <ThemeSync />
     </div>
   )
 }

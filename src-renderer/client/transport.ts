@@ -1,4 +1,5 @@
 import type { ArborTransport } from '../../src-shared/contract'
+import { createWorkerSocket } from './worker-socket'
 import { createWsTransport } from './ws'
 
 declare global {
@@ -55,6 +56,11 @@ export interface SelectedTransport {
 export function selectTransport(): SelectedTransport {
   if (window.arbor) return { transport: window.arbor, kind: 'electron', hasToken: true }
   const token = readToken()
-  const transport = createWsTransport({ url: () => socketUrl(window.location, token) })
+  const transport = createWsTransport({
+    url: () => socketUrl(window.location, token),
+    // The socket lives in a worker where workers exist (every browser we target): a fast
+    // stream then costs the page one task per frame instead of one per delta.
+    ...(typeof Worker === 'function' ? { createSocket: createWorkerSocket } : {}),
+  })
   return { transport, kind: 'browser', hasToken: token !== null }
 }

@@ -1,17 +1,45 @@
-import type { SecurityMode } from '../../src-shared/types'
-import { SECURITY_LABELS, useActions, useApp, useModelLabel } from '../state/hooks'
+import { useEffect, useRef, useState } from 'react'
+import type { ModelOption, SecurityMode } from '../../src-shared/types'
+import { SECURITY_LABELS, useActions, useApp } from '../state/hooks'
+import { BranchIcon } from './Icons'
+import { Confirm } from './Modal'
 import { StateBadge } from './StateBadge'
 
 const MODES = Object.keys(SECURITY_LABELS) as SecurityMode[]
+const NO_MODELS: ModelOption[] = []
 
-/** The open session's title, model and approval mode. */
+type Pending = 'clear' | 'remove' | null
+
+/**
+ * The open session: its title (rename in place), fork lineage, model and approval mode (both
+ * changed through `set()`, which records an Action line), the History panel and more actions.
+ */
 export function ChatHeader() {
   const info = useApp((s) => s.transcript?.info ?? null)
   const hasSession = useApp((s) => s.transcript !== null)
-  const modelLabel = useModelLabel(info?.model)
-  const { setSecurity } = useActions()
+  const models = useApp((s) => s.app?.models ?? NO_MODELS)
+  const panel = useApp((s) => s.panel)
+  const parentTitle = useApp((s) => {
+    const id = s.transcript?.info?.parent?.parent_session_id
+    return id ? (s.sessions.find((x) => x.session_id === id)?.title ?? null) : null
+  })
+  const actions = useActions()
+  const [renaming, setRenaming] = useState(false)
+  const [title, setTitle] = useState('')
+  const [menu, setMenu] = useState(false)
+  const [confirm, setConfirm] = useState<Pending>(null)
+  const menuRef = useRef<HTMLDivElement>(null)
 
-  if (!hasSession) {
+  useEffect(() => {
+    if (!menu) return
+    const close = (e: MouseEvent) => {
+      if (!menuRef.current?.contains(e.target as Node)) setMenu(false)
+    }
+    document.addEventListener('mousedown', close)
+    return () => document.removeEventListener('mousedown', close)
+  }, [menu])
+
+  if (!hasSession || !info) {
     return (
       <header className="chat-header">
         <h1 className="chat-title">New conversation</h1>
@@ -19,34 +47,159 @@ export function ChatHeader() {
     )
   }
 
+  const id = info.session_id
+  const busy = info.state === 'running' || info.state === 'waiting'
+  const modelKnown = models.some((m) => m.id === info.model)
+  const startRename = () => {
+    setTitle(info.title)
+    setRenaming(true)
+    setMenu(false)
+  }
+  const item = (label: string, run: () => void, opts: { danger?: boolean; disabled?: boolean } = {}) => (
+    <button
+      type="button"
+      role="menuitem"
+      className={`menu-item${opts.danger ? ' danger' : ''}`}
+      disabled={opts.disabled}
+      onClick={() => {
+        setMenu(false)
+        run()
+      }}
+    >
+      {label}
+    </button>
+  )
+
   return (
     <header className="chat-header">
       <div className="chat-heading">
-        <h1 className="chat-title">{info?.title || 'New chat'}</h1>
-        {info && <StateBadge state={info.state} />}
+        {renaming ? (
+          <form
+            className="rename-form"
+            onSubmit={(e) => {
+              e.preventDefault()
+              setRenaming(false)
+              if (title.trim() && title.trim() !== info.title) void actions.rename(id, title)
+            }}
+          >
+            <input
+              className="input rename-input"
+              aria-label="Chat title"
+              value={title}
+              maxLength={200}
+              autoFocus
+              onChange={(e) => setTitle(e.target.value)}
+              onKeyDown={(e) => {
+                if (e.key === 'Escape') {
+                  e.stopPropagation()
+                  setRenaming(false)
+                }
+              }}
+              onBlur={() => setRenaming(false)}
+            />
+          </form>
+        ) : (
+          <h1 className="chat-title" title="Double-click to rename" onDoubleClick={startRename}>
+            {info.title || 'New chat'}
+          </h1>
+        )}
+        <StateBadge state={info.state} />
+        {info.archived && <span className="badge">Archived</span>}
+        {info.parent && (
+          <button
+            type="button"
+            className="lineage-link"
+            title="Open the session this one was forked from"
+            onClick={() => void actions.openSession(info.parent!.parent_session_id)}
+          >
+            <BranchIcon /> forked from {parentTitle ? `“${parentTitle}”` : 'a session'} at message{' '}
+            {info.parent.fork_seq}
+          </button>
+        )}
       </div>
-      {info && (
-        <div className="chat-meta">
-          <span className="meta-item" title={`Model id: ${info.model}`}>
-            <span className="meta-label">Model</span>
-            <span className="model-label">{modelLabel}</span>
-          </span>
-          <label className="meta-item">
-            <span className="meta-label">Approvals</span>
-            <select
-              aria-label="Approval mode"
-              className="select"
-              value={info.security}
-              onChange={(e) => void setSecurity(e.target.value as SecurityMode)}
-            >
-              {MODES.map((m) => (
-                <option key={m} value={m}>
-                  {SECURITY_LABELS[m]}
-                </option>
-              ))}
-            </select>
-          </label>
+      <div className="chat-meta">
+        <label className="meta-item">
+          <span className="meta-label">Model</span>
+          <select
+            aria-label="Model"
+            className="select"
+            value={info.model}
+            onChange={(e) => void actions.setModel(e.target.value)}
+          >
+            {!modelKnown && <option value={info.model}>{info.model} (unavailable)</option>}
+            {models.map((m) => (
+              <option key={m.id} value={m.id}>
+                {m.label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="meta-item">
+          <span className="meta-label">Approvals</span>
+          <select
+            aria-label="Approval mode"
+            className="select"
+            value={info.security}
+            onChange={(e) => void actions.setSecurity(e.target.value as SecurityMode)}
+          >
+            {MODES.map((m) => (
+              <option key={m} value={m}>
+                {SECURITY_LABELS[m]}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button
+          type="button"
+          className={`btn btn-small${panel === 'history' ? ' active' : ''}`}
+          aria-pressed={panel === 'history'}
+          onClick={() => actions.setPanel(panel === 'history' ? null : 'history')}
+        >
+          History
+        </button>
+        <div className="menu-wrap" ref={menuRef}>
+          <button
+            type="button"
+            className="icon-btn"
+            aria-label="More actions"
+            aria-haspopup="menu"
+            aria-expanded={menu}
+            onClick={() => setMenu((m) => !m)}
+          >
+            ⋯
+          </button>
+          {menu && (
+            <div className="menu" role="menu" aria-label="Session actions">
+              {item('Rename', startRename)}
+              {item('Fork this chat', () => void actions.fork({}))}
+              {item('Clear messages…', () => setConfirm('clear'), { disabled: busy || info.archived })}
+              {info.archived
+                ? item('Unarchive', () => void actions.archive(id, false))
+                : item('Archive', () => void actions.archive(id, true), { disabled: busy })}
+              {item('Remove…', () => setConfirm('remove'), { danger: true })}
+            </div>
+          )}
         </div>
+      </div>
+      {confirm === 'clear' && (
+        <Confirm
+          title="Clear messages?"
+          message={`The messages of “${info.title}” are hidden from it and from its model context. Its checkpoints and forks keep them.`}
+          confirm="Clear messages"
+          danger
+          onConfirm={() => void actions.clearMessages(id)}
+          onCancel={() => setConfirm(null)}
+        />
+      )}
+      {confirm === 'remove' && (
+        <Confirm
+          title="Remove this chat?"
+          message={`“${info.title}” and its history are removed for good. Forks made from it stay.`}
+          confirm="Remove"
+          danger
+          onConfirm={() => void actions.removeSession(id)}
+          onCancel={() => setConfirm(null)}
+        />
       )}
     </header>
   )

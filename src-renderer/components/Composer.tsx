@@ -5,16 +5,19 @@ import { pendingInteractions } from '../state/transcript'
 /** Taller than this many pixels, the textarea scrolls instead of growing. */
 const MAX_HEIGHT = 240
 
+export const COMPOSER_ID = 'composer-input'
+
 /**
- * Enter sends, Shift+Enter adds a line. While a turn runs, new prompts queue behind it and a
- * Stop button interrupts the turn (its partial output stays).
+ * Enter sends, Shift+Enter adds a line. While a turn runs, new prompts queue behind it, Steer
+ * sends the text as a steering note to the running turn instead, and Stop (or Esc) interrupts
+ * the turn (its partial output stays).
  */
 export function Composer() {
   const sessionId = useApp((s) => s.transcript?.session_id ?? null)
   const state = useApp((s) => s.transcript?.info?.state ?? 'idle')
   const connected = useApp((s) => s.connected)
   const store = useAppStore()
-  const { send, stop } = useActions()
+  const { send, stop, steer } = useActions()
   const [text, setText] = useState('')
   const ref = useRef<HTMLTextAreaElement>(null)
   const running = state === 'running' || state === 'waiting'
@@ -42,10 +45,22 @@ export function Composer() {
     })
   }
 
+  const submitSteer = () => {
+    const note = text.trim()
+    if (!note) return
+    setText('')
+    void steer(note).then((ok) => {
+      if (!ok) setText((current) => current || note)
+    })
+  }
+
   const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
     if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
       e.preventDefault()
       submit()
+    } else if (e.key === 'Escape' && state === 'running') {
+      e.preventDefault()
+      void stop()
     }
   }
 
@@ -59,6 +74,7 @@ export function Composer() {
     >
       <textarea
         ref={ref}
+        id={COMPOSER_ID}
         className="composer-input"
         aria-label="Message"
         placeholder={running ? 'Queue a follow-up…' : 'Message Arbor…'}
@@ -69,17 +85,38 @@ export function Composer() {
       />
       <div className="composer-actions">
         {running && (
-          <button type="button" className="btn btn-stop" aria-label="Stop" onClick={() => void stop()}>
+          <button
+            type="button"
+            className="btn"
+            disabled={!text.trim() || !connected}
+            title="Send the text as a steering note: the running turn sees it at its next step"
+            onClick={submitSteer}
+          >
+            Steer
+          </button>
+        )}
+        {running && (
+          <button
+            type="button"
+            className="btn btn-stop"
+            aria-label="Stop"
+            title="Stop the turn (Esc)"
+            onClick={() => void stop()}
+          >
             <span className="stop-square" aria-hidden="true" />
             Stop
           </button>
         )}
         <button type="submit" className="btn btn-primary" disabled={!text.trim() || !connected}>
-          Send
+          {running ? 'Queue' : 'Send'}
         </button>
       </div>
       <div className="composer-hint" aria-hidden="true">
-        Enter to send · Shift+Enter for a new line
+        {state === 'running'
+          ? 'Enter queues · Steer guides the running turn · Esc stops'
+          : state === 'waiting'
+            ? 'The turn waits for your answer above · Enter queues a follow-up'
+            : 'Enter to send · Shift+Enter for a new line'}
       </div>
     </form>
   )

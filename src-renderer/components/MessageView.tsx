@@ -1,7 +1,9 @@
 import { memo } from 'react'
 import type { InteractionPart, MessagePart, SessionMessage, ToolCallPart } from '../../src-shared/types'
+import { useActions } from '../state/hooks'
 import { InteractionLine } from './InteractionLine'
 import { Markdown } from './Markdown'
+import { MessageActions, UserMessage } from './MessageActions'
 import { ToolCallCard } from './ToolCallCard'
 
 const ROLE_NAMES: Record<SessionMessage['role'], string> = {
@@ -11,7 +13,7 @@ const ROLE_NAMES: Record<SessionMessage['role'], string> = {
   system: 'System',
 }
 
-function plainText(message: SessionMessage): string {
+export function plainText(message: SessionMessage): string {
   return message.parts
     .map((p) => (p.type === 'text' ? p.text : ''))
     .filter(Boolean)
@@ -61,16 +63,50 @@ function TextPart({ part, role }: { part: MessagePart; role: SessionMessage['rol
   return role === 'user' ? <p className="user-text">{part.text}</p> : <Markdown text={part.text} />
 }
 
+function ErrorMessage({ message, common }: { message: SessionMessage; common: Record<string, string> }) {
+  const { retry } = useActions()
+  return (
+    <article className="msg msg-error" aria-label="Error" {...common}>
+      <div className="error-card" role="alert">
+        <div className="error-title">
+          <span className="error-icon" aria-hidden="true">
+            !
+          </span>
+          Something went wrong
+          {message.error_code && <code className="error-code">{message.error_code}</code>}
+        </div>
+        <div className="error-body">{plainText(message) || 'The turn failed.'}</div>
+        <div className="error-actions">
+          <button type="button" className="btn btn-small" onClick={() => void retry(message.turn_id)}>
+            Retry
+          </button>
+        </div>
+      </div>
+    </article>
+  )
+}
+
 const STATUS_NOTES: Partial<Record<SessionMessage['status'], string>> = {
   cancelled: 'Stopped',
   interrupted: 'Interrupted',
 }
 
 /**
- * One persisted message. Memoised on the message object: the store keeps unchanged messages
- * identical, so while one reply streams only that reply re-renders.
+ * One persisted message with its toolbar (outside the article, so the message's text is only
+ * its content). Memoised on the message object: the store keeps unchanged messages identical,
+ * so while one reply streams only that reply re-renders.
  */
 export const MessageView = memo(function MessageView({ message }: { message: SessionMessage }) {
+  if (message.role === 'user' && message.kind === 'text') return <UserMessage message={message} />
+  return (
+    <div className={`msg-wrap wrap-${message.role} wrap-${message.kind}`}>
+      <MessageBody message={message} />
+      {message.status !== 'streaming' && <MessageActions message={message} />}
+    </div>
+  )
+})
+
+function MessageBody({ message }: { message: SessionMessage }) {
   const { role, kind, status } = message
   const common = {
     'data-role': role,
@@ -87,22 +123,7 @@ export const MessageView = memo(function MessageView({ message }: { message: Ses
     )
   }
 
-  if (kind === 'error') {
-    return (
-      <article className="msg msg-error" aria-label="Error" {...common}>
-        <div className="error-card" role="alert">
-          <div className="error-title">
-            <span className="error-icon" aria-hidden="true">
-              !
-            </span>
-            Something went wrong
-            {message.error_code && <code className="error-code">{message.error_code}</code>}
-          </div>
-          <div className="error-body">{plainText(message) || 'The turn failed.'}</div>
-        </div>
-      </article>
-    )
-  }
+  if (kind === 'error') return <ErrorMessage message={message} common={common} />
 
   if (kind === 'summary') {
     return (
@@ -151,4 +172,4 @@ export const MessageView = memo(function MessageView({ message }: { message: Ses
       {note && <div className="msg-note">{note}</div>}
     </article>
   )
-})
+}

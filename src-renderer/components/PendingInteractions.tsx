@@ -4,19 +4,41 @@ import { useApp } from '../state/hooks'
 import { ApprovalCard } from './ApprovalCard'
 import { QuestionCard } from './QuestionCard'
 
-/** Every interaction waiting for the user, pinned above the composer so none is missed. */
+/**
+ * Every interaction waiting for the user, pinned above the composer so none can scroll out of
+ * view. The oldest is shown in full; the others queue visibly below it and come forward in turn.
+ */
 export function PendingInteractions() {
   const transcript = useApp((s) => s.transcript)
   const pending = useMemo(() => pendingInteractions(transcript), [transcript])
   if (pending.length === 0) return null
+  const [first, ...rest] = pending
+  const part = first.part
   return (
     <div className="pending">
-      {pending.map(({ part }) =>
-        part.kind === 'question' ? (
-          <QuestionCard key={part.interaction_id} part={part} />
-        ) : (
-          <ApprovalCard key={part.interaction_id} part={part} />
-        ),
+      {part.kind === 'question' ? (
+        <QuestionCard key={part.interaction_id} part={part} />
+      ) : (
+        <ApprovalCard key={part.interaction_id} part={part} position={1} count={pending.length} />
+      )}
+      {rest.length > 0 && (
+        <ol className="pending-queue" aria-label="Waiting next">
+          {rest.map(({ part: p }, i) => (
+            <li key={p.interaction_id} className="pending-next">
+              <span className="pending-pos">{i + 2}</span>
+              <span className="pending-what">
+                {p.kind === 'question' ? (
+                  'Question'
+                ) : (
+                  <>
+                    Allow <code>{p.tool_name}</code>
+                  </>
+                )}
+              </span>
+              <span className="pending-desc">{p.kind === 'question' ? p.question : p.description}</span>
+            </li>
+          ))}
+        </ol>
       )}
     </div>
   )

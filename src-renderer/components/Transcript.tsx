@@ -1,77 +1,242 @@
-import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react'
+/* eslint-disable react-hooks/set-state-in-effect, react-hooks/immutability --
+ * A virtualiser measures the DOM after it renders and must correct positions before the frame
+ * paints: state set in layout effects, and a measurement cache mutated outside React's data
+ * flow (re-renders are requested explicitly through `measured`). */
+import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
+import { flushSync } from 'react-dom'
+import type { SessionMessage } from '../../src-shared/types'
+import { computeOffsets, indexAt, visibleRange } from '../lib/virtual'
 import { useActions, useApp } from '../state/hooks'
 import { EmptyState } from './EmptyState'
 import { MessageView } from './MessageView'
 
 /** How close to the bottom (px) still counts as "following" the conversation. */
 const FOLLOW_SLACK = 64
+/** Rendered beyond the viewport, above and below (px). */
+const OVERSCAN = 900
+/** Nearer than this to the top (px), the next older page loads. */
+const LOAD_OLDER_PX = 700
+/** Space above the first message (room for "Loading earlier messages…"). */
+const PAD_TOP = 24
+const PAD_TOP_MORE = 56
+const PAD_BOTTOM = 8
+const NO_MESSAGES: SessionMessage[] = []
+
+interface Measure {
+  heights: Map<string, number>
+  sum: number
+  count: number
+  dirty: boolean
+}
+
+function record(m: Measure, key: string, h: number): void {
+  const old = m.heights.get(key)
+  if (old !== undefined && Math.abs(old - h) < 0.5) return
+  if (old === undefined) m.count++
+  m.sum += h - (old ?? 0)
+  m.heights.set(key, h)
+  m.dirty = true
+}
+
+interface RowProps {
+  message: SessionMessage
+  highlighted: boolean
+  measure: Measure
+  observer: ResizeObserver | null
+}
+
+/** One message in the window, measured when it mounts and whenever it resizes. */
+const Row = memo(function Row({ message, highlighted, measure, observer }: RowProps) {
+  const ref = useRef<HTMLDivElement>(null)
+  // Measured once when it mounts (so it is placed right in its first frame); later changes of
+  // size come from the ResizeObserver, after the browser's own layout: a streaming reply
+  // never forces an extra layout per frame.
+  useLayoutEffect(() => {
+    if (ref.current) record(measure, message.message_id, ref.current.offsetHeight)
+  }, [measure, message.message_id])
+  useLayoutEffect(() => {
+    const el = ref.current
+    if (!el || !observer) return
+    observer.observe(el)
+    return () => observer.unobserve(el)
+  }, [observer])
+  return (
+    <div ref={ref} className={`vitem${highlighted ? ' focused' : ''}`} data-key={message.message_id}>
+      <MessageView message={message} />
+    </div>
+  )
+})
 
 /**
- * The conversation, newest at the bottom. It follows new output while the reader is at the
- * bottom and stays put when they scrolled up to read (a "Jump to latest" button appears).
+ * The conversation, newest at the bottom, virtualised: only the messages near the viewport are
+ * in the DOM, so a 10,000-message session scrolls like a short one. Heights are measured as rows
+ * render (estimated until then); a scroll anchor keeps the reader's place when older pages are
+ * prepended or rows above change size. It follows new output while the reader is at the bottom
+ * and stays put when they scrolled up (a "Jump to latest" button appears). Scrolling near the
+ * top loads the next older page.
  */
 export function Transcript() {
   const transcript = useApp((s) => s.transcript)
   const loadingOlder = useApp((s) => s.loadingOlder)
+  const focus = useApp((s) => s.focus)
   const { loadOlder } = useActions()
   const ref = useRef<HTMLDivElement>(null)
-  const follow = useRef(true)
+  const [measure] = useState<Measure>(() => ({ heights: new Map(), sum: 0, count: 0, dirty: false }))
+  const [measured, setMeasured] = useState(0)
+  const [view, setView] = useState({ top: 0, height: 0 })
   const [away, setAway] = useState(false)
+  const [highlight, setHighlight] = useState<string | null>(null)
+  const [observer, setObserver] = useState<ResizeObserver | null>(null)
+  const follow = useRef(true)
+  const anchor = useRef<{ key: string; delta: number } | null>(null)
+  /** The scrollTop we set ourselves: its scroll event is not the reader's doing. */
+  const expected = useRef<number | null>(null)
+  const handledFocus = useRef<number | null>(null)
+
   const sessionId = transcript?.session_id
-  const messages = transcript?.messages
+  const messages = transcript?.messages ?? NO_MESSAGES
+  const olderCursor = transcript?.older_cursor ?? null
+  const keys = useMemo(() => messages.map((m) => m.message_id), [messages])
+  const offsets = useMemo(
+    () => computeOffsets(keys, measure.heights, measure.count ? measure.sum / measure.count : 120),
+    // `measured` changes whenever a height does (the map itself is mutated in place).
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [keys, measured, measure],
+  )
+  const padTop = olderCursor ? PAD_TOP_MORE : PAD_TOP
+  const total = offsets[keys.length]
+  const { start, end } = visibleRange(offsets, view.top - padTop, view.height || 900, OVERSCAN)
 
-  /** Layout size at the last pin: a scroll event with a different size came from layout, not the reader. */
-  const pinned = useRef({ client: 0, scroll: 0 })
+  // The latest layout, for the scroll handler.
+  const latest = useRef({ offsets, keys, padTop, olderCursor, loadingOlder })
+  useLayoutEffect(() => {
+    latest.current = { offsets, keys, padTop, olderCursor, loadingOlder }
+  })
 
-  const pin = useCallback(() => {
-    const el = ref.current
-    if (!el) return
-    el.scrollTop = el.scrollHeight
-    pinned.current = { client: el.clientHeight, scroll: el.scrollHeight }
+  // Rows that change size after rendering (a details opened, the window resized, fonts loaded).
+  useEffect(() => {
+    if (typeof ResizeObserver === 'undefined') return
+    const ro = new ResizeObserver((entries) => {
+      for (const e of entries) {
+        const key = (e.target as HTMLElement).dataset.key
+        if (key) record(measure, key, (e.target as HTMLElement).offsetHeight)
+      }
+      if (measure.dirty) {
+        measure.dirty = false
+        // Before this frame paints, so positions never lag a frame behind.
+        flushSync(() => setMeasured((n) => n + 1))
+      }
+    })
+    setObserver(ro)
+    return () => ro.disconnect()
+  }, [measure])
+
+  const scrollTo = useCallback((el: HTMLElement, top: number) => {
+    el.scrollTop = top
+    expected.current = el.scrollTop
+    setView((v) =>
+      v.top === el.scrollTop && v.height === el.clientHeight
+        ? v
+        : { top: el.scrollTop, height: el.clientHeight },
+    )
   }, [])
 
   const toBottom = useCallback(() => {
+    const el = ref.current
     follow.current = true
-    pin()
+    anchor.current = null
     setAway(false)
-  }, [pin])
+    if (el) scrollTo(el, el.scrollHeight)
+  }, [scrollTo])
 
-  // A newly opened session starts at its newest message (the scroll event resets `away`).
+  // A newly opened session starts at its newest message.
   useLayoutEffect(() => {
     follow.current = true
-    pin()
-  }, [sessionId, pin])
+    anchor.current = null
+    setAway(false)
+    const el = ref.current
+    if (el) setView({ top: el.scrollTop, height: el.clientHeight })
+  }, [sessionId])
 
-  // New output: keep following if we were.
+  // After every layout change: re-measure if rows changed size, then pin to the bottom or hold
+  // the anchor; and keep pages coming while the content does not fill the viewport. Runs after
+  // every render on purpose; each state update in it is guarded by a real change.
+  // eslint-disable-next-line react-hooks/exhaustive-deps
   useLayoutEffect(() => {
-    if (follow.current) pin()
-  }, [messages, pin])
+    const el = ref.current
+    if (!el) return
+    if (measure.dirty) {
+      measure.dirty = false
+      setMeasured((n) => n + 1)
+      return
+    }
+    if (follow.current) {
+      const bottom = el.scrollHeight - el.clientHeight
+      if (Math.abs(el.scrollTop - bottom) > 1) scrollTo(el, bottom)
+    } else if (anchor.current) {
+      const i = keys.indexOf(anchor.current.key)
+      if (i >= 0) {
+        const want = padTop + offsets[i] + anchor.current.delta
+        if (Math.abs(el.scrollTop - want) > 1) scrollTo(el, want)
+      }
+    }
+    if (el.clientHeight !== view.height) setView({ top: el.scrollTop, height: el.clientHeight })
+    if (olderCursor && !loadingOlder && total + padTop < el.clientHeight + LOAD_OLDER_PX) void loadOlder()
+  })
 
-  // The content or the viewport can also change size without new messages (the approval
-  // panel opens and shrinks the transcript, the window is resized): stay pinned then too.
+  // A search hit: scroll to the message once it is loaded, and flash it.
+  useLayoutEffect(() => {
+    const el = ref.current
+    if (!el || !focus || handledFocus.current === focus.nonce) return
+    const i = keys.indexOf(focus.message_id)
+    if (i < 0) return
+    handledFocus.current = focus.nonce
+    follow.current = false
+    setAway(true)
+    anchor.current = { key: focus.message_id, delta: -80 }
+    scrollTo(el, padTop + offsets[i] - 80)
+    setHighlight(focus.message_id)
+  }, [focus, keys, offsets, padTop, scrollTo])
+
+  useEffect(() => {
+    if (!highlight) return
+    const timer = setTimeout(() => setHighlight(null), 2500)
+    return () => clearTimeout(timer)
+  }, [highlight])
+
+  // The viewport itself can change size (an approval opens below, the window is resized).
   useEffect(() => {
     const el = ref.current
     if (!el || typeof ResizeObserver === 'undefined') return
-    const observer = new ResizeObserver(() => {
-      if (follow.current) pin()
+    const ro = new ResizeObserver(() => {
+      setView({ top: el.scrollTop, height: el.clientHeight })
+      if (follow.current) scrollTo(el, el.scrollHeight)
     })
-    observer.observe(el)
-    if (el.firstElementChild) observer.observe(el.firstElementChild)
-    return () => observer.disconnect()
-  }, [sessionId, pin])
+    ro.observe(el)
+    return () => ro.disconnect()
+  }, [scrollTo])
 
   const onScroll = () => {
     const el = ref.current
     if (!el) return
-    const atBottom = el.scrollHeight - el.scrollTop - el.clientHeight <= FOLLOW_SLACK
-    const resized = el.clientHeight !== pinned.current.client || el.scrollHeight !== pinned.current.scroll
-    if (!atBottom && follow.current && resized) {
-      pin()
-      return
+    const top = el.scrollTop
+    setView((v) => (v.top === top && v.height === el.clientHeight ? v : { top, height: el.clientHeight }))
+    const mine = expected.current !== null && Math.abs(top - expected.current) < 1
+    expected.current = null
+    const { offsets: o, keys: k, padTop: pad, olderCursor: cursor, loadingOlder: busy } = latest.current
+    if (!mine) {
+      const atBottom = el.scrollHeight - top - el.clientHeight <= FOLLOW_SLACK
+      follow.current = atBottom
+      setAway(!atBottom)
+      if (k.length) {
+        const i = indexAt(o, Math.max(0, top - pad))
+        anchor.current = { key: k[i], delta: top - pad - o[i] }
+      }
     }
-    follow.current = atBottom
-    setAway(!atBottom)
+    if (cursor && !busy && top < LOAD_OLDER_PX) void loadOlder()
   }
+
+  const empty = transcript === null || (transcript.loaded && messages.length === 0)
 
   return (
     <div className="transcript-wrap">
@@ -84,25 +249,37 @@ export function Transcript() {
         tabIndex={0}
         onScroll={onScroll}
       >
-        <div className="transcript-inner">
-          {transcript?.older_cursor && (
-            <div className="load-older">
-              <button
-                type="button"
-                className="btn btn-small"
-                disabled={loadingOlder}
-                onClick={() => void loadOlder()}
-              >
-                {loadingOlder ? 'Loading…' : 'Load earlier messages'}
-              </button>
-            </div>
-          )}
-          {transcript === null || (transcript.loaded && transcript.messages.length === 0) ? (
+        {empty ? (
+          <div className="transcript-empty">
             <EmptyState />
-          ) : (
-            transcript.messages.map((m) => <MessageView key={m.message_id} message={m} />)
-          )}
-        </div>
+          </div>
+        ) : (
+          <div className="vlist" style={{ height: padTop + total + PAD_BOTTOM }}>
+            {olderCursor && (
+              <div className="load-older">
+                <button
+                  type="button"
+                  className="btn btn-small"
+                  disabled={loadingOlder}
+                  onClick={() => void loadOlder()}
+                >
+                  {loadingOlder ? 'Loading earlier messages…' : 'Load earlier messages'}
+                </button>
+              </div>
+            )}
+            <div className="vwindow" style={{ top: padTop + offsets[start] }}>
+              {messages.slice(start, end).map((m) => (
+                <Row
+                  key={m.message_id}
+                  message={m}
+                  highlighted={highlight === m.message_id}
+                  measure={measure}
+                  observer={observer}
+                />
+              ))}
+            </div>
+          </div>
+        )}
       </div>
       {away && (
         <button type="button" className="btn btn-small jump-latest" onClick={toBottom}>

@@ -58,7 +58,52 @@ export function applyMutation(state: ChatState, m: SessionMutation): ChatState {
   return next === t ? state : { ...state, transcript: next }
 }
 
+type Delta = Extract<SessionMutation, { variant: 'delta' }>
+
+/**
+ * Joins runs of deltas that continue each other (same part and field, contiguous offsets) into
+ * one, so a frame with hundreds of streamed words costs one append, not hundreds.
+ */
+export function coalesceDeltas(batch: SessionMutation[]): SessionMutation[] {
+  const out: SessionMutation[] = []
+  let run: Delta | null = null
+  let texts: string[] = []
+  let length = 0
+  const close = () => {
+    if (run) out.push(texts.length > 1 ? { ...run, text: texts.join('') } : run)
+    run = null
+    texts = []
+    length = 0
+  }
+  for (const m of batch) {
+    if (m.variant !== 'delta') {
+      close()
+      out.push(m)
+      continue
+    }
+    const r: Delta | null = run
+    if (
+      r &&
+      r.session_id === m.session_id &&
+      r.message_id === m.message_id &&
+      r.part_id === m.part_id &&
+      r.field === m.field &&
+      m.offset === r.offset + length
+    ) {
+      texts.push(m.text)
+      length += m.text.length
+      continue
+    }
+    close()
+    run = m
+    texts = [m.text]
+    length = m.text.length
+  }
+  close()
+  return out
+}
+
 /** Applies a batch of mutations in order (one render per animation frame). */
 export function applyMutations(state: ChatState, batch: SessionMutation[]): ChatState {
-  return batch.reduce(applyMutation, state)
+  return coalesceDeltas(batch).reduce(applyMutation, state)
 }

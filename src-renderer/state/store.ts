@@ -1,9 +1,18 @@
 import { createStore, type StoreApi } from 'zustand/vanilla'
 import { ClientError, type ArborClient } from '../../src-shared/client'
-import type { AppInfo } from '../../src-shared/contract'
-import type { Remember, SecurityMode, ServerEvent, SessionMutation } from '../../src-shared/types'
+import type { AppInfo, AppSettings } from '../../src-shared/contract'
+import type {
+  Remember,
+  SearchHit,
+  SecurityMode,
+  ServerEvent,
+  SessionInfo,
+  SessionMutation,
+  SnapshotInfo,
+} from '../../src-shared/types'
 import { createBatcher, frameSchedule, type Schedule } from './batch'
 import { applyMutations, dropSession, initialChat, setSessions, upsertSession, type ChatState } from './chat'
+import { flattenTree, neighbour, sessionTree } from './tree'
 import {
   dropHeld,
   emptyTranscript,
@@ -37,6 +46,24 @@ export interface AppState extends ChatState {
   /** Interactions with an answer in flight (their buttons are disabled). */
   responding: Record<string, true>
   notice: Notice | null
+  /** App-wide settings (default model and approval mode, theme); null until loaded. */
+  settings: AppSettings | null
+  /** Archived sessions, loaded when the archive section is opened (null: not loaded). */
+  archived: SessionInfo[] | null
+  search: SearchState
+  /** A message to scroll to and highlight (from a search hit); the nonce re-triggers it. */
+  focus: { message_id: string; nonce: number } | null
+  /** The side panel next to the transcript. */
+  panel: 'history' | null
+  /** A modal over the whole window. */
+  dialog: 'settings' | 'shortcuts' | null
+}
+
+export interface SearchState {
+  query: string
+  /** null while nothing was searched for. */
+  hits: SearchHit[] | null
+  loading: boolean
 }
 
 export interface Actions {
@@ -51,11 +78,41 @@ export interface Actions {
   unqueue(command_id: string): Promise<void>
   respond(
     interaction_id: string,
-    answer: { decision: 'approve' | 'deny'; remember?: Remember } | { answer: string },
+    answer: { decision: 'approve' | 'deny'; remember?: Remember; reason?: string } | { answer: string },
   ): Promise<void>
   setSecurity(security: SecurityMode): Promise<void>
+  setModel(model: string): Promise<void>
   loadOlder(): Promise<void>
   dismissNotice(): void
+  notify(text: string): void
+  /** Sends a steering note to the running turn of the open session. */
+  steer(text: string): Promise<boolean>
+  /** Sends the prompt of a failed turn again. */
+  retry(turn_id: string | undefined): Promise<void>
+  rename(session_id: string, title: string): Promise<void>
+  archive(session_id: string, archived: boolean): Promise<void>
+  loadArchived(): Promise<void>
+  cleanArchive(): Promise<void>
+  clearMessages(session_id: string): Promise<void>
+  /** Forks the open session (at a message, before it, or at a checkpoint) and opens the child. */
+  fork(at: { message_id?: string; snapshot_id?: string; before?: boolean }): Promise<string | null>
+  /** Edit-and-resend: forks just before a user message and sends the edited text in the child. */
+  editAndResend(message_id: string, text: string): Promise<void>
+  snapshots(session_id: string): Promise<SnapshotInfo[]>
+  /** The search field's text (the search itself runs, debounced, through `search`). */
+  setQuery(query: string): void
+  search(query: string): Promise<void>
+  clearSearch(): void
+  /** Opens a session scrolled to one message (loading older pages until it is there). */
+  openAt(session_id: string, message_id: string): Promise<void>
+  /** Opens the next (+1) or previous (-1) session in sidebar order. */
+  openRelative(delta: number): Promise<void>
+  loadSettings(): Promise<void>
+  saveSettings(patch: Partial<AppSettings>): Promise<void>
+  /** Re-reads app.info (the model list changes when providers change). */
+  refreshAppInfo(): Promise<void>
+  setPanel(panel: AppState['panel']): void
+  setDialog(dialog: AppState['dialog']): void
 }
 
 export interface AppOptions {
@@ -73,6 +130,8 @@ export interface AppOptions {
 export interface App {
   store: StoreApi<AppState>
   actions: Actions
+  /** The typed client, for views that talk to main directly (settings forms). */
+  client: ArborClient
   dispose(): void
 }
 
@@ -84,6 +143,12 @@ const initialState: AppState = {
   loadingOlder: false,
   responding: {},
   notice: null,
+  settings: null,
+  archived: null,
+  search: { query: '', hits: null, loading: false },
+  focus: null,
+  panel: null,
+  dialog: null,
 }
 
 export function createApp(client: ArborClient, opts: AppOptions = {}): App {
@@ -172,6 +237,20 @@ export function createApp(client: ArborClient, opts: AppOptions = {}): App {
       })
   }
 
+  /**
+   * A fork still carrying its default "<parent> (fork)" title is named after its first new
+   * prompt, the way a new chat is, so sibling forks never read as look-alike copies.
+   */
+  async function nameFork(session_id: string, prompt: string) {
+    const info = get().sessions.find((s) => s.session_id === session_id)
+    const parent = info?.parent && get().sessions.find((s) => s.session_id === info.parent?.parent_session_id)
+    if (!info?.parent || !info.title.endsWith(' (fork)')) return
+    if (parent && info.title !== `${parent.title} (fork)`) return
+    const line = prompt.replace(/\s+/g, ' ').trim()
+    const title = line.length > 60 ? `${line.slice(0, 57).trimEnd()}…` : line
+    if (title) await actions.rename(session_id, title)
+  }
+
   // ---- loading a session: subscribe, then read ----
 
   async function sync(session_id: string) {
@@ -228,7 +307,10 @@ export function createApp(client: ArborClient, opts: AppOptions = {}): App {
 
   const offEvent = client.onEvent((event: ServerEvent) => {
     if (event.type === 'mutation') batcher.push(event.mutation)
-    else if (event.type === 'sessions_changed') void actions.refreshSessions()
+    else if (event.type === 'sessions_changed') {
+      void actions.refreshSessions()
+      if (get().archived !== null) void actions.loadArchived()
+    }
   })
 
   const offConnection = client.onConnection((connected) => {
@@ -256,6 +338,7 @@ export function createApp(client: ArborClient, opts: AppOptions = {}): App {
       try {
         const [app, list] = await Promise.all([client.call('app.info', {}), client.call('sessions.list', {})])
         set((s) => ({ ...setSessions(s, list), app }))
+        void actions.loadSettings()
         const wanted = opts.initialSessionId
         const first = list.find((s) => s.session_id === wanted && !s.archived) ?? get().sessions[0]
         set({ ready: true })
@@ -301,7 +384,7 @@ export function createApp(client: ArborClient, opts: AppOptions = {}): App {
         client.call('session.unsubscribe', { session_id: current }).catch(() => {})
       }
       const info = get().sessions.find((s) => s.session_id === session_id) ?? null
-      set({ transcript: emptyTranscript(session_id, info), loadingOlder: false })
+      set({ transcript: emptyTranscript(session_id, info), loadingOlder: false, focus: null })
       opts.onOpen?.(session_id)
       await syncOrReport(session_id)
     },
@@ -339,6 +422,7 @@ export function createApp(client: ArborClient, opts: AppOptions = {}): App {
         if (!session_id) return false
         await ensureSubscribed(session_id)
         await client.call('session.prompt', { session_id, query: text })
+        void nameFork(session_id, text)
         return true
       } catch (err) {
         fail('Could not send', err)
@@ -414,11 +498,234 @@ export function createApp(client: ArborClient, opts: AppOptions = {}): App {
     dismissNotice() {
       set({ notice: null })
     },
+
+    notify,
+
+    async setModel(model) {
+      const session_id = openId()
+      if (!session_id) return
+      try {
+        await client.call('session.set', { session_id, model })
+      } catch (err) {
+        fail('Could not change the model', err)
+      }
+    },
+
+    async steer(text) {
+      const session_id = openId()
+      const note = text.trim()
+      if (!session_id || !note) return false
+      try {
+        await ensureSubscribed(session_id)
+        await client.call('session.steer', { session_id, text: note })
+        return true
+      } catch (err) {
+        fail('Could not send the steering note', err)
+        return false
+      }
+    },
+
+    async retry(turn_id) {
+      const t = get().transcript
+      const prompt = t?.messages.find((m) => m.role === 'user' && m.kind === 'text' && m.turn_id === turn_id)
+      const text = prompt?.parts.map((p) => (p.type === 'text' ? p.text : '')).join('')
+      if (!text) {
+        notify('The prompt of that turn is not loaded; scroll up to it and send it again.')
+        return
+      }
+      await actions.send(text)
+    },
+
+    async rename(session_id, title) {
+      const name = title.trim()
+      if (!name) return
+      try {
+        const info = await client.call('sessions.rename', { session_id, title: name })
+        batcher.flush()
+        set((s) => upsertSession(s, info))
+      } catch (err) {
+        fail('Could not rename the chat', err)
+      }
+    },
+
+    async archive(session_id, archived) {
+      try {
+        const info = await client.call('sessions.archive', { session_id, archived })
+        batcher.flush()
+        set((s) => ({
+          ...upsertSession(s, info),
+          archived:
+            s.archived === null
+              ? null
+              : archived
+                ? [info, ...s.archived.filter((a) => a.session_id !== session_id)]
+                : s.archived.filter((a) => a.session_id !== session_id),
+        }))
+      } catch (err) {
+        fail(archived ? 'Could not archive the chat' : 'Could not unarchive the chat', err)
+      }
+    },
+
+    async loadArchived() {
+      try {
+        const archived = await client.call('sessions.archived', {})
+        set({ archived: archived.sort((a, b) => b.updated_at - a.updated_at) })
+      } catch (err) {
+        fail('Could not list the archive', err)
+      }
+    },
+
+    async cleanArchive() {
+      try {
+        await client.call('sessions.clean_archive', {})
+        set({ archived: [] })
+        const t = get().transcript
+        if (t?.info?.archived) closed(t.session_id)
+      } catch (err) {
+        fail('Could not empty the archive', err)
+      }
+    },
+
+    async clearMessages(session_id) {
+      try {
+        const info = await client.call('sessions.clear_messages', { session_id })
+        batcher.flush()
+        set((s) => upsertSession(s, info))
+        const t = get().transcript
+        if (t?.session_id === session_id) {
+          // Hidden, not deleted (forks may still inherit them): reload what is visible now.
+          set({ transcript: emptyTranscript(session_id, info) })
+          await syncOrReport(session_id)
+        }
+      } catch (err) {
+        fail('Could not clear the messages', err)
+      }
+    },
+
+    async fork(at) {
+      const session_id = openId()
+      if (!session_id) return null
+      try {
+        const child = await client.call('session.fork', {
+          session_id,
+          operation_id: `op_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 10)}`,
+          ...at,
+        })
+        batcher.flush()
+        set((s) => upsertSession(s, child))
+        await actions.openSession(child.session_id)
+        return child.session_id
+      } catch (err) {
+        fail('Could not fork', err)
+        return null
+      }
+    },
+
+    async editAndResend(message_id, text) {
+      const query = text.trim()
+      if (!query) return
+      const child = await actions.fork({ message_id, before: true })
+      if (child) await actions.send(query)
+    },
+
+    async snapshots(session_id) {
+      try {
+        return await client.call('session.snapshots', { session_id, limit: 200 })
+      } catch (err) {
+        if (!(err instanceof ClientError && err.code === 'busy')) fail('Could not list the checkpoints', err)
+        return []
+      }
+    },
+
+    async search(query) {
+      const q = query.trim()
+      if (!q) {
+        actions.clearSearch()
+        return
+      }
+      set((s) => ({ search: { ...s.search, query, loading: s.search.query === query || s.search.loading } }))
+      set((s) => (s.search.query === query ? { search: { ...s.search, loading: true } } : {}))
+      try {
+        const hits = await client.call('sessions.search', { query: q, limit: 50 })
+        // Answers can arrive out of order while typing: keep only the one for the current text.
+        if (get().search.query === query) set({ search: { query, hits, loading: false } })
+      } catch (err) {
+        if (get().search.query === query) set({ search: { query, hits: [], loading: false } })
+        fail('Search failed', err)
+      }
+    },
+
+    setQuery(query) {
+      set((s) => ({ search: query.trim() ? { ...s.search, query } : { query, hits: null, loading: false } }))
+    },
+
+    clearSearch() {
+      set({ search: { query: '', hits: null, loading: false } })
+    },
+
+    async openAt(session_id, message_id) {
+      await actions.openSession(session_id)
+      // Older pages until the message is loaded (bigger pages: this is a seek, not a scroll).
+      for (let guard = 0; guard < 200; guard++) {
+        const t = get().transcript
+        if (!t || t.session_id !== session_id) return
+        if (t.messages.some((m) => m.message_id === message_id)) break
+        const cursor = t.older_cursor
+        if (!t.loaded || !cursor) break
+        try {
+          const page = await client.call('session.messages', { session_id, cursor, limit: 500 })
+          patchTranscript(session_id, (tt) => loadPage(tt, page, { older: true }))
+        } catch (err) {
+          fail('Could not load earlier messages', err)
+          return
+        }
+      }
+      set({ focus: { message_id, nonce: Date.now() } })
+    },
+
+    async openRelative(delta) {
+      const order = flattenTree(sessionTree(get().sessions))
+      const next = neighbour(order, openId(), delta)
+      if (next) await actions.openSession(next)
+    },
+
+    async loadSettings() {
+      try {
+        set({ settings: await client.call('settings.get', {}) })
+      } catch {
+        // Older hosts without settings: the defaults apply.
+      }
+    },
+
+    async saveSettings(patch) {
+      try {
+        set({ settings: await client.call('settings.set', patch) })
+      } catch (err) {
+        fail('Could not save the settings', err)
+      }
+    },
+
+    async refreshAppInfo() {
+      try {
+        set({ app: await client.call('app.info', {}) })
+      } catch {
+        // keep the old list
+      }
+    },
+
+    setPanel(panel) {
+      set({ panel })
+    },
+
+    setDialog(dialog) {
+      set({ dialog })
+    },
   }
 
   return {
     store,
     actions,
+    client,
     dispose() {
       offEvent()
       offConnection()

@@ -54,6 +54,7 @@ describe('app store', () => {
     expect(host.methods()).toEqual([
       'app.info',
       'sessions.list',
+      'settings.get',
       'session.subscribe',
       'session.messages',
       'session.interactions',

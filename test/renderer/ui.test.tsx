@@ -78,7 +78,9 @@ describe('App', () => {
     expect($(el, 'nav[aria-label="Sessions"]')?.textContent).toContain('Greetings')
     expect($(el, '[aria-current="page"]')?.textContent).toContain('Greetings')
     expect($(el, 'h1')?.textContent).toBe('Greetings')
-    expect($(el, '.model-label')?.textContent).toBe('Scripted offline model')
+    const model = $(el, 'select[aria-label="Model"]') as HTMLSelectElement
+    expect(model.value).toBe('scripted')
+    expect(model.selectedOptions[0]?.textContent).toBe('Scripted offline model')
     expect(($(el, 'select[aria-label="Approval mode"]') as HTMLSelectElement).value).toBe('ask')
   })
 
@@ -105,12 +107,15 @@ describe('App', () => {
       'assistant/text',
       'assistant/error',
     ])
-    expect(articles[0].textContent).toBe('Hi *there*') // user text is not markdown
+    expect($(articles[0], '.user-text')?.textContent).toBe('Hi *there*') // user text is not markdown
     expect($(articles[1], 'strong')?.textContent).toBe('bold')
     expect($(articles[1], 'table')).not.toBeNull()
     expect($(articles[1], 'b')).toBeNull() // raw HTML is never rendered...
     expect(articles[1].textContent).toContain('<b>raw</b>') // ...only shown as text
-    expect(articles[2].textContent).toBe('Model changed to X')
+    expect($(articles[2], '.action-text')?.textContent).toBe('Model changed to X')
+    // Every message can be forked from; the error offers Retry.
+    expect($$(log, 'button').filter((b) => b.textContent?.includes('Fork from here'))).toHaveLength(5)
+    button(articles[4], 'Retry')
     expect($(articles[3], '[aria-label="Tool call write_file"]')?.textContent).toContain('Done')
     expect($$(el, '[role="alert"]')).toHaveLength(1)
     expect($(el, '[role="alert"]')?.textContent).toContain('boom')
@@ -135,7 +140,19 @@ describe('App', () => {
     expect(dialog.textContent).toContain('write_file')
     expect(dialog.textContent).toContain('"path": "a.txt"')
     expect(document.activeElement?.textContent).toBe('Approve once')
-    for (const name of ['Approve for this session', 'Always for this tool', 'Deny']) button(dialog, name)
+    for (const name of ['Approve for this session', 'Always for this tool', 'Deny…']) button(dialog, name)
+    // Esc asks first: nothing is sent until the denial is confirmed.
+    await act(async () => {
+      document.activeElement?.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }))
+      await settle()
+    })
+    expect(host.methods()).not.toContain('session.respond')
+    const reason = $(dialog, 'input[aria-label="Reason (optional)"]') as HTMLInputElement
+    expect(document.activeElement).toBe(reason)
+    await act(async () => {
+      setValue(reason, 'not that file')
+      await settle()
+    })
     await act(async () => {
       button(dialog, 'Deny').click()
       await settle()
@@ -144,6 +161,7 @@ describe('App', () => {
       session_id: SID,
       interaction_id: part.interaction_id,
       decision: 'deny',
+      reason: 'not that file',
     })
   })
 

@@ -1,0 +1,51 @@
+import { composer, expect, openApp, send, test, transcript } from './fixtures'
+
+test.describe('composer', () => {
+  test('Shift+Enter adds a line, Enter sends', async ({ page, host }) => {
+    await openApp(page, host)
+    await composer(page).fill('first line')
+    await composer(page).press('Shift+Enter')
+    await composer(page).pressSequentially('second line')
+    await expect(composer(page)).toHaveValue('first line\nsecond line')
+    await composer(page).press('Enter')
+    await expect(page.getByRole('article', { name: 'You' })).toHaveText('first line\nsecond line')
+  })
+
+  test('Steer sends the text to the running turn as a steering note', async ({ page, host }) => {
+    await openApp(page, host)
+    await send(page, '/stream 120 20')
+    await expect(page.getByRole('button', { name: 'Stop' })).toBeVisible()
+    await composer(page).fill('keep it short')
+    await page.getByRole('button', { name: 'Steer' }).click()
+    await expect(composer(page)).toHaveValue('')
+    // Not a queued prompt: a note the running turn sees at its next step.
+    await expect(page.getByRole('list', { name: 'Queued' })).not.toContainText('Prompt')
+    await expect(page.getByRole('article', { name: 'Steering note' })).toContainText('keep it short', {
+      timeout: 15_000,
+    })
+    await expect(page.getByRole('article', { name: 'Assistant' }).last()).toContainText(
+      'I will follow your steering note',
+      { timeout: 15_000 },
+    )
+    await expect(page.getByRole('article', { name: 'You' })).toHaveCount(1)
+  })
+
+  test('Esc stops the running turn', async ({ page, host }) => {
+    await openApp(page, host)
+    await send(page, '/stream 300 25')
+    const reply = page.getByRole('article', { name: 'Assistant' }).last()
+    await expect(reply).toContainText('word5')
+    // From the transcript (not typing) and from the message box alike.
+    await transcript(page).focus()
+    await page.keyboard.press('Escape')
+    await expect(page.getByRole('button', { name: 'Stop' })).toHaveCount(0)
+    await expect(reply).toHaveAttribute('data-status', 'cancelled')
+    expect(await reply.innerText()).not.toContain('word300')
+
+    await send(page, '/stream 300 25')
+    await expect(page.getByRole('article', { name: 'Assistant' }).last()).toContainText('word5')
+    await composer(page).focus()
+    await page.keyboard.press('Escape')
+    await expect(page.getByRole('button', { name: 'Stop' })).toHaveCount(0)
+  })
+})

@@ -1,0 +1,97 @@
+import { expect, openApp, seed, send, test, transcript } from './fixtures'
+
+test.describe('transcript', () => {
+  test('code blocks are highlighted and copied with one click', async ({ page, host, context }) => {
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'])
+    await openApp(page, host)
+    // The offline model quotes the prompt, so a fenced block in it comes back as markdown.
+    await page.getByRole('textbox', { name: 'Message' }).fill('```js\nconst answer = 42\n```')
+    await page.getByRole('textbox', { name: 'Message' }).press('Enter')
+    const reply = page.getByRole('article', { name: 'Assistant' }).last()
+    await expect(reply).toHaveAttribute('data-status', 'complete', { timeout: 10_000 })
+    const code = reply.locator('pre code')
+    await expect(code).toHaveText('const answer = 42')
+    await expect(code.locator('.hljs-keyword')).toHaveText('const')
+    await expect(code.locator('.hljs-number')).toHaveText('42')
+    await reply.getByRole('button', { name: 'Copy code' }).click()
+    await expect(reply.getByRole('button', { name: 'Copied' })).toBeVisible()
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe('const answer = 42')
+  })
+
+  test('tool cards show input, status and output; they collapse', async ({ page, host }) => {
+    await openApp(page, host)
+    await send(page, 'hello')
+    await page.getByLabel('Approval mode').selectOption('auto')
+    await send(
+      page,
+      '/tool write_file {"path":"notes/today.md","content":"A longer body so the input streams in pieces"}',
+    )
+    const card = page.getByRole('region', { name: 'Tool call write_file' })
+    await expect(card).toContainText('Done', { timeout: 10_000 })
+    await expect(card.getByLabel('write_file input')).toContainText('"path": "notes/today.md"')
+    await expect(card.getByLabel('write_file output')).toBeVisible()
+
+    await card.getByRole('button', { name: 'Collapse write_file' }).click()
+    await expect(card.getByLabel('write_file input')).toBeHidden()
+    await expect(card).toContainText('Done')
+    await card.getByRole('button', { name: 'Expand write_file' }).click()
+    await expect(card.getByLabel('write_file input')).toBeVisible()
+  })
+
+  test('reasoning is collapsed and opens on demand', async ({ page, host }) => {
+    await openApp(page, host)
+    await send(page, '/think the plan')
+    const reply = page.getByRole('article', { name: 'Assistant' }).last()
+    await expect(reply).toContainText('I thought about the plan', { timeout: 10_000 })
+    const reasoning = reply.locator('details.reasoning')
+    await expect(reasoning.getByText('Considering: the plan')).toBeHidden()
+    await reasoning.getByText('Reasoning').click()
+    await expect(reasoning.getByText('Considering: the plan')).toBeVisible()
+  })
+
+  test('an error card offers Retry, which sends the prompt again', async ({ page, host }) => {
+    await openApp(page, host)
+    await send(page, '/error the disk is full')
+    const alert = transcript(page).getByRole('alert')
+    await expect(alert).toHaveCount(1)
+    await expect(page.getByRole('button', { name: 'Stop' })).toHaveCount(0)
+    await alert.getByRole('button', { name: 'Retry' }).click()
+    await expect(page.getByRole('article', { name: 'You' })).toHaveCount(2)
+    await expect(page.getByRole('article', { name: 'You' }).last()).toHaveText('/error the disk is full')
+    // One canonical error per failure: two failures, two cards.
+    await expect(transcript(page).getByRole('alert')).toHaveCount(2)
+  })
+
+  test('a long session is virtualised and loads older pages on scroll up', async ({ page, host }) => {
+    test.setTimeout(60_000)
+    const s = await host.rpc('sessions.create', { title: 'Long session' })
+    await seed(host, s.session_id, [
+      'The very first message',
+      ...Array.from({ length: 300 }, () => '/stream 5 0'),
+    ])
+    await page.goto(`${host.url}#/s/${s.session_id}`)
+    const log = transcript(page)
+    await expect(page.getByRole('article', { name: 'Assistant' }).last()).toHaveText(
+      'word1 word2 word3 word4 word5',
+    )
+    // 602 messages, a page of 100 loaded, only those near the viewport in the DOM.
+    expect(await log.getByRole('article').count()).toBeLessThan(60)
+
+    const first = log.getByRole('article', { name: 'You' }).filter({ hasText: 'The very first message' })
+    await expect(async () => {
+      await log.evaluate((el) => {
+        el.scrollTop = 0
+      })
+      await expect(first).toBeInViewport({ timeout: 400 })
+    }).toPass({ timeout: 30_000 })
+    expect(await log.getByRole('article').count()).toBeLessThan(60)
+    const ids = await log
+      .getByRole('article')
+      .evaluateAll((els) => els.map((el) => el.getAttribute('data-message-id')))
+    expect(new Set(ids).size).toBe(ids.length)
+
+    // Back to the newest with one click.
+    await page.getByRole('button', { name: 'Jump to latest ↓' }).click()
+    await expect(page.getByRole('article', { name: 'Assistant' }).last()).toBeInViewport()
+  })
+})

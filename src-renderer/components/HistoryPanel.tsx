@@ -1,0 +1,159 @@
+import { useEffect, useMemo, useState } from 'react'
+import type { SessionMessage, SnapshotInfo } from '../../src-shared/types'
+import { checkpointLabel, describeChange } from '../lib/history'
+import { useActions, useApp } from '../state/hooks'
+import { BranchIcon } from './Icons'
+
+function time(ms: number): string {
+  const d = new Date(ms)
+  const today = new Date().toDateString() === d.toDateString()
+  return today
+    ? d.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' })
+    : d.toLocaleString([], { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' })
+}
+
+/**
+ * A session's history: where it came from, the forks made from it, and its checkpoints (when,
+ * which step, what changed). Any checkpoint can be forked, any fork opened.
+ */
+export function HistoryPanel() {
+  const info = useApp((s) => s.transcript?.info ?? null)
+  const messages = useApp((s) => s.transcript?.messages)
+  const sessions = useApp((s) => s.sessions)
+  const archived = useApp((s) => s.archived)
+  const actions = useActions()
+  const [snapshots, setSnapshots] = useState<SnapshotInfo[] | null>(null)
+  const sessionId = info?.session_id
+  // Reload the checkpoints when the session moves on (a new message, a finished step).
+  const version = `${sessionId}:${info?.updated_at}:${info?.message_count}:${info?.state}`
+
+  useEffect(() => {
+    if (!sessionId) return
+    let live = true
+    void actions.snapshots(sessionId).then((list) => {
+      if (live) setSnapshots(list)
+    })
+    return () => {
+      live = false
+    }
+  }, [sessionId, version, actions])
+
+  const forks = useMemo(
+    () =>
+      [...sessions, ...(archived ?? [])]
+        .filter((s) => s.parent?.parent_session_id === sessionId)
+        .sort((a, b) => b.created_at - a.created_at),
+    [sessions, archived, sessionId],
+  )
+  const bySeq = useMemo(() => {
+    const map = new Map<number, SessionMessage>()
+    for (const m of messages ?? []) map.set(m.seq, m)
+    return map
+  }, [messages])
+
+  if (!info) return null
+  const parent = info.parent
+  const parentInfo = parent ? sessions.find((s) => s.session_id === parent.parent_session_id) : undefined
+
+  return (
+    <aside className="history" aria-label="History">
+      <header className="history-head">
+        <h2>History</h2>
+        <button
+          type="button"
+          className="icon-btn"
+          aria-label="Close history"
+          onClick={() => actions.setPanel(null)}
+        >
+          ×
+        </button>
+      </header>
+      <div className="history-body">
+        {parent && (
+          <section className="history-section" aria-label="Forked from">
+            <h3>Forked from</h3>
+            <button
+              type="button"
+              className="history-row link-row"
+              onClick={() => void actions.openSession(parent.parent_session_id)}
+            >
+              <span className="row-title">{parentInfo?.title ?? 'Parent session'}</span>
+              <span className="row-meta">at message {parent.fork_seq}</span>
+            </button>
+          </section>
+        )}
+
+        <section className="history-section" aria-label="Forks">
+          <h3>Forks {forks.length > 0 && <span className="count">{forks.length}</span>}</h3>
+          {forks.length === 0 ? (
+            <p className="history-empty">No forks yet. Use “Fork from here” on a message or a checkpoint.</p>
+          ) : (
+            <ul className="history-list">
+              {forks.map((f) => (
+                <li key={f.session_id}>
+                  <button
+                    type="button"
+                    className="history-row link-row"
+                    aria-label={`Open fork ${f.title}`}
+                    onClick={() => void actions.openSession(f.session_id)}
+                  >
+                    <span className="row-title">
+                      <BranchIcon /> {f.title}
+                    </span>
+                    <span className="row-meta">
+                      from message {f.parent?.fork_seq} · {time(f.created_at)}
+                      {f.archived ? ' · archived' : ''}
+                    </span>
+                  </button>
+                </li>
+              ))}
+            </ul>
+          )}
+        </section>
+
+        <section className="history-section" aria-label="Checkpoints">
+          <h3>
+            Checkpoints{' '}
+            {snapshots && snapshots.length > 0 && <span className="count">{snapshots.length}</span>}
+          </h3>
+          {snapshots === null ? (
+            <p className="history-empty">Loading…</p>
+          ) : snapshots.length === 0 ? (
+            <p className="history-empty">No checkpoints yet: one is taken at every model step.</p>
+          ) : (
+            <ol className="history-list checkpoints">
+              {snapshots.map((snap, i) => {
+                const previous = snapshots[i + 1]
+                return (
+                  <li
+                    key={snap.snapshot_id}
+                    className="checkpoint"
+                    aria-label={`Checkpoint at message ${snap.head_seq}`}
+                  >
+                    <div className="checkpoint-line">
+                      <span className="checkpoint-time">{time(snap.created_at)}</span>
+                      <span className="checkpoint-reason">{checkpointLabel(snap)}</span>
+                    </div>
+                    <div className="checkpoint-change">{describeChange(snap, previous, bySeq)}</div>
+                    <div className="checkpoint-foot">
+                      <code className="checkpoint-hash" title={`sha256 ${snap.hash}`}>
+                        {snap.hash.slice(0, 10)}
+                      </code>
+                      <button
+                        type="button"
+                        className="btn btn-small"
+                        onClick={() => void actions.fork({ snapshot_id: snap.snapshot_id })}
+                      >
+                        Fork from here
+                      </button>
+                    </div>
+                  </li>
+                )
+              })}
+            </ol>
+          )}
+        </section>
+      </div>
+    </aside>
+  )
+}

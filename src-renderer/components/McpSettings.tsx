@@ -1,0 +1,237 @@
+import { useCallback, useEffect, useState } from 'react'
+import type { McpServerInfo, McpToolInfo } from '../../src-shared/contract'
+import { errorText, useClient } from '../state/client'
+
+function parseEnv(text: string): Record<string, string> | undefined {
+  const env: Record<string, string> = {}
+  for (const line of text.split('\n')) {
+    const i = line.indexOf('=')
+    if (i > 0) env[line.slice(0, i).trim()] = line.slice(i + 1).trim()
+  }
+  return Object.keys(env).length ? env : undefined
+}
+
+function McpForm({ onDone }: { onDone: (saved: boolean) => void }) {
+  const client = useClient()
+  const [name, setName] = useState('')
+  const [command, setCommand] = useState('')
+  const [args, setArgs] = useState('')
+  const [env, setEnv] = useState('')
+  const [enabled, setEnabled] = useState(true)
+  const [error, setError] = useState<string | null>(null)
+
+  const save = async () => {
+    setError(null)
+    try {
+      const parsedEnv = parseEnv(env)
+      await client.call('mcp.save', {
+        name: name.trim(),
+        command: command.trim(),
+        args: args
+          .split('\n')
+          .map((a) => a.trim())
+          .filter(Boolean),
+        ...(parsedEnv ? { env: parsedEnv } : {}),
+        enabled_by_default: enabled,
+      })
+      onDone(true)
+    } catch (err) {
+      setError(errorText(err))
+    }
+  }
+
+  return (
+    <form
+      className="provider-form"
+      aria-label="Add MCP server"
+      onSubmit={(e) => {
+        e.preventDefault()
+        void save()
+      }}
+    >
+      <div className="form-row">
+        <label className="field">
+          <span className="field-label">Name</span>
+          <input
+            className="input"
+            aria-label="Server name"
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            required
+          />
+        </label>
+        <label className="field">
+          <span className="field-label">Command</span>
+          <input
+            className="input"
+            aria-label="Command"
+            placeholder="npx"
+            value={command}
+            onChange={(e) => setCommand(e.target.value)}
+            required
+          />
+        </label>
+      </div>
+      <label className="field">
+        <span className="field-label">Arguments</span>
+        <textarea
+          className="input"
+          aria-label="Arguments"
+          rows={3}
+          placeholder={'One per line, e.g.\n-y\n@modelcontextprotocol/server-filesystem\n/home/me/notes'}
+          value={args}
+          onChange={(e) => setArgs(e.target.value)}
+        />
+      </label>
+      <label className="field">
+        <span className="field-label">Environment</span>
+        <textarea
+          className="input"
+          aria-label="Environment"
+          rows={2}
+          placeholder="KEY=value, one per line (values stay in the main process)"
+          value={env}
+          onChange={(e) => setEnv(e.target.value)}
+        />
+      </label>
+      <label className="check">
+        <input type="checkbox" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} />
+        Enable in new chats
+      </label>
+      {error && (
+        <p className="form-error" role="alert">
+          {error}
+        </p>
+      )}
+      <div className="form-actions">
+        <button type="button" className="btn" onClick={() => onDone(false)}>
+          Cancel
+        </button>
+        <button type="submit" className="btn btn-primary">
+          Add server
+        </button>
+      </div>
+    </form>
+  )
+}
+
+/** MCP servers (stdio): add, remove, list their tools. Their tools are gated like built-in ones. */
+export function McpSettings() {
+  const client = useClient()
+  const [servers, setServers] = useState<McpServerInfo[] | null>(null)
+  const [adding, setAdding] = useState(false)
+  const [tools, setTools] = useState<Record<string, McpToolInfo[] | 'loading' | { error: string }>>({})
+  const [error, setError] = useState<string | null>(null)
+
+  const load = useCallback(async () => {
+    try {
+      setServers(await client.call('mcp.list', {}))
+    } catch (err) {
+      setError(errorText(err))
+    }
+  }, [client])
+
+  useEffect(() => {
+    void load()
+  }, [load])
+
+  const listTools = async (id: string) => {
+    setTools((t) => ({ ...t, [id]: 'loading' }))
+    try {
+      const list = await client.call('mcp.tools', { server_id: id })
+      setTools((t) => ({ ...t, [id]: list }))
+    } catch (err) {
+      setTools((t) => ({ ...t, [id]: { error: errorText(err) } }))
+    }
+    void load()
+  }
+
+  const remove = async (id: string) => {
+    try {
+      await client.call('mcp.remove', { server_id: id })
+      await load()
+    } catch (err) {
+      setError(errorText(err))
+    }
+  }
+
+  if (!servers) return <p>{error ?? 'Loading…'}</p>
+
+  return (
+    <div className="providers">
+      <p className="settings-intro">
+        Tools from MCP servers run as the model asks, and go through the same approvals as built-in tools. In
+        a chat they are named <code>mcp_&lt;server&gt;_&lt;tool&gt;</code>.
+      </p>
+      {error && (
+        <p className="form-error" role="alert">
+          {error}
+        </p>
+      )}
+      {servers.length === 0 && !adding && <p className="history-empty">No MCP servers configured.</p>}
+      <ul className="card-list" aria-label="MCP servers">
+        {servers.map((s) => {
+          const t = tools[s.server_id]
+          return (
+            <li key={s.server_id} className="card" aria-label={s.name}>
+              <div className="card-head">
+                <strong>{s.name}</strong>
+                <span
+                  className={`badge ${s.status === 'running' ? 'badge-ok' : s.status === 'failed' ? 'badge-bad' : ''}`}
+                >
+                  {s.status === 'not_started' ? 'not started' : s.status}
+                </span>
+                {s.enabled_by_default && <span className="badge">in new chats</span>}
+              </div>
+              <code className="path">{[s.command, ...s.args].join(' ')}</code>
+              {s.env_keys.length > 0 && <div className="card-meta">Environment: {s.env_keys.join(', ')}</div>}
+              {s.error && <div className="test-result bad">{s.error}</div>}
+              {t === 'loading' && <div className="card-meta">Starting the server…</div>}
+              {t && t !== 'loading' && 'error' in t && (
+                <div className="test-result bad" role="alert">
+                  {t.error}
+                </div>
+              )}
+              {Array.isArray(t) && (
+                <ul className="tool-list" aria-label={`Tools of ${s.name}`}>
+                  {t.map((tool) => (
+                    <li key={tool.qualified_name}>
+                      <code>{tool.name}</code>
+                      {tool.read_only && <span className="badge badge-ok">read-only</span>}
+                      {tool.destructive && <span className="badge badge-bad">destructive</span>}
+                      <span className="tool-desc">{tool.description}</span>
+                    </li>
+                  ))}
+                </ul>
+              )}
+              <div className="card-actions">
+                <button type="button" className="btn btn-small" onClick={() => void listTools(s.server_id)}>
+                  List tools
+                </button>
+                <button
+                  type="button"
+                  className="btn btn-small btn-danger"
+                  onClick={() => void remove(s.server_id)}
+                >
+                  Remove
+                </button>
+              </div>
+            </li>
+          )
+        })}
+      </ul>
+      {adding ? (
+        <McpForm
+          onDone={(saved) => {
+            setAdding(false)
+            if (saved) void load()
+          }}
+        />
+      ) : (
+        <button type="button" className="btn btn-primary" onClick={() => setAdding(true)}>
+          Add MCP server
+        </button>
+      )}
+    </div>
+  )
+}

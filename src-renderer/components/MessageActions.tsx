@@ -1,0 +1,143 @@
+import { useEffect, useRef, useState, type KeyboardEvent } from 'react'
+import type { SessionMessage } from '../../src-shared/types'
+import { copyText } from '../lib/clipboard'
+import { useActions, useApp } from '../state/hooks'
+import { BranchIcon, CopyIcon, EditIcon } from './Icons'
+
+function textOf(message: SessionMessage): string {
+  return message.parts
+    .map((p) => (p.type === 'text' ? p.text : ''))
+    .filter(Boolean)
+    .join('\n\n')
+}
+
+/**
+ * The small toolbar under a message (shown on hover or focus): fork the conversation from here,
+ * copy the text, and for the user's own messages, edit-and-resend as a fork.
+ */
+export function MessageActions({ message, onEdit }: { message: SessionMessage; onEdit?: () => void }) {
+  const { fork, notify } = useActions()
+  const running = useApp((s) => {
+    const state = s.transcript?.info?.state
+    return state === 'running' || state === 'waiting'
+  })
+  const text = textOf(message)
+  return (
+    <div className="msg-actions" role="group" aria-label={`Actions for message ${message.seq}`}>
+      {onEdit && (
+        <button type="button" className="msg-action-btn" onClick={onEdit} title="Edit and resend (as a fork)">
+          <EditIcon /> Edit
+        </button>
+      )}
+      <button
+        type="button"
+        className="msg-action-btn"
+        title={
+          running
+            ? 'Forks include only finished turns; the running turn is left out'
+            : 'A new session with the history up to this message'
+        }
+        onClick={() => void fork({ message_id: message.message_id })}
+      >
+        <BranchIcon /> Fork from here
+      </button>
+      {text && (
+        <button
+          type="button"
+          className="msg-action-btn"
+          aria-label="Copy message"
+          title="Copy the text"
+          onClick={() => void copyText(text).then((ok) => ok && notify('Copied to the clipboard.'))}
+        >
+          <CopyIcon />
+        </button>
+      )}
+    </div>
+  )
+}
+
+/** The user's message, with edit-and-resend: the edit goes to a fork made just before it. */
+export function UserMessage({ message }: { message: SessionMessage }) {
+  const { editAndResend } = useActions()
+  const [editing, setEditing] = useState(false)
+  const [draft, setDraft] = useState('')
+  const ref = useRef<HTMLTextAreaElement>(null)
+  const text = textOf(message)
+
+  useEffect(() => {
+    if (editing) ref.current?.focus()
+  }, [editing])
+
+  const submit = () => {
+    if (!draft.trim()) return
+    setEditing(false)
+    void editAndResend(message.message_id, draft)
+  }
+  const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
+      e.preventDefault()
+      submit()
+    } else if (e.key === 'Escape') {
+      e.stopPropagation()
+      setEditing(false)
+    }
+  }
+
+  if (editing) {
+    return (
+      <div className="msg-wrap wrap-user">
+        <form
+          className="edit-form"
+          aria-label="Edit message"
+          onSubmit={(e) => {
+            e.preventDefault()
+            submit()
+          }}
+        >
+          <textarea
+            ref={ref}
+            className="input edit-input"
+            aria-label="Edited message"
+            value={draft}
+            rows={Math.min(10, Math.max(2, draft.split('\n').length))}
+            onChange={(e) => setDraft(e.target.value)}
+            onKeyDown={onKeyDown}
+          />
+          <div className="edit-actions">
+            <span className="edit-hint">Sends in a new fork; this conversation stays as it is.</span>
+            <button type="button" className="btn btn-small" onClick={() => setEditing(false)}>
+              Cancel
+            </button>
+            <button type="submit" className="btn btn-small btn-primary" disabled={!draft.trim()}>
+              Send as fork
+            </button>
+          </div>
+        </form>
+      </div>
+    )
+  }
+
+  return (
+    <div className="msg-wrap wrap-user">
+      <article
+        className="msg msg-user"
+        aria-label="You"
+        data-role={message.role}
+        data-kind={message.kind}
+        data-status={message.status}
+        data-message-id={message.message_id}
+      >
+        <div className="bubble">
+          <p className="user-text">{text}</p>
+        </div>
+      </article>
+      <MessageActions
+        message={message}
+        onEdit={() => {
+          setDraft(text)
+          setEditing(true)
+        }}
+      />
+    </div>
+  )
+}

@@ -1,0 +1,373 @@
+import { useCallback, useEffect, useState } from 'react'
+import type { ProviderInfo, ProviderPreset } from '../../src-shared/contract'
+import { useActions } from '../state/hooks'
+import { errorText, useClient } from '../state/client'
+
+interface Draft {
+  provider_id?: string
+  kind: ProviderInfo['kind']
+  name: string
+  base_url: string
+  api_key: string
+  clear_key: boolean
+  has_key: boolean
+  /** From the preset: hosted APIs need a key, local servers do not. */
+  needs_key?: boolean
+  models: string
+}
+
+const EMPTY: Draft = {
+  kind: 'openai-compatible',
+  name: '',
+  base_url: '',
+  api_key: '',
+  clear_key: false,
+  has_key: false,
+  models: '',
+}
+
+const parseModels = (text: string) =>
+  text
+    .split(/[\n,]/)
+    .map((m) => m.trim())
+    .filter(Boolean)
+
+function ProviderForm({
+  initial,
+  presets,
+  onDone,
+}: {
+  initial: Draft
+  presets: ProviderPreset[]
+  onDone: (saved: ProviderInfo | null) => void
+}) {
+  const client = useClient()
+  const [d, setD] = useState(initial)
+  const [error, setError] = useState<string | null>(null)
+  const [saving, setSaving] = useState(false)
+  const isNew = !initial.provider_id
+  const patch = (p: Partial<Draft>) => setD((x) => ({ ...x, ...p }))
+
+  const save = async () => {
+    setSaving(true)
+    setError(null)
+    try {
+      const saved = await client.call('providers.save', {
+        ...(d.provider_id ? { provider_id: d.provider_id } : {}),
+        kind: d.kind,
+        name: d.name.trim(),
+        base_url: d.base_url.trim(),
+        models: parseModels(d.models),
+        // Write-only: omitted keeps the stored key; '' clears it.
+        ...(d.api_key ? { api_key: d.api_key } : d.clear_key ? { api_key: '' } : {}),
+      })
+      onDone(saved)
+    } catch (err) {
+      setError(errorText(err))
+    } finally {
+      setSaving(false)
+    }
+  }
+
+  return (
+    <form
+      className="provider-form"
+      aria-label={isNew ? 'Add provider' : `Edit ${initial.name}`}
+      onSubmit={(e) => {
+        e.preventDefault()
+        void save()
+      }}
+    >
+      {isNew && (
+        <label className="field">
+          <span className="field-label">Preset</span>
+          <select
+            className="select"
+            aria-label="Preset"
+            defaultValue=""
+            onChange={(e) => {
+              const p = presets.find((x) => x.name === e.target.value)
+              if (p) patch({ kind: p.kind, name: p.name, base_url: p.base_url, needs_key: p.needs_key })
+            }}
+          >
+            <option value="">Custom…</option>
+            {presets.map((p) => (
+              <option key={p.name} value={p.name}>
+                {p.name} — {p.base_url}
+              </option>
+            ))}
+          </select>
+        </label>
+      )}
+      <div className="form-row">
+        <label className="field">
+          <span className="field-label">Name</span>
+          <input
+            className="input"
+            aria-label="Name"
+            value={d.name}
+            onChange={(e) => patch({ name: e.target.value })}
+            required
+          />
+        </label>
+        <label className="field">
+          <span className="field-label">API type</span>
+          <select
+            className="select"
+            aria-label="API type"
+            value={d.kind}
+            onChange={(e) => patch({ kind: e.target.value as Draft['kind'] })}
+          >
+            <option value="openai-compatible">OpenAI-compatible</option>
+            <option value="anthropic">Anthropic</option>
+          </select>
+        </label>
+      </div>
+      <label className="field">
+        <span className="field-label">Base URL</span>
+        <input
+          className="input"
+          aria-label="Base URL"
+          value={d.base_url}
+          placeholder="http://127.0.0.1:11434/v1"
+          onChange={(e) => patch({ base_url: e.target.value })}
+          required
+        />
+      </label>
+      <label className="field">
+        <span className="field-label">API key</span>
+        <input
+          className="input"
+          type="password"
+          aria-label="API key"
+          autoComplete="off"
+          value={d.api_key}
+          placeholder={
+            d.has_key ? 'Key set — type a new one to replace it' : 'Not set (local servers need none)'
+          }
+          onChange={(e) => patch({ api_key: e.target.value, clear_key: false })}
+        />
+        {d.has_key && (
+          <label className="check">
+            <input
+              type="checkbox"
+              checked={d.clear_key}
+              onChange={(e) => patch({ clear_key: e.target.checked, api_key: '' })}
+            />
+            Remove the stored key
+          </label>
+        )}
+      </label>
+      <label className="field">
+        <span className="field-label">Models</span>
+        <textarea
+          className="input"
+          aria-label="Models"
+          rows={2}
+          value={d.models}
+          placeholder="One per line, e.g. llama3.2"
+          onChange={(e) => patch({ models: e.target.value })}
+        />
+        <span className="field-help">“Test” lists what the server offers.</span>
+      </label>
+      {error && (
+        <p className="form-error" role="alert">
+          {error}
+        </p>
+      )}
+      <div className="form-actions">
+        <button type="button" className="btn" onClick={() => onDone(null)}>
+          Cancel
+        </button>
+        <button type="submit" className="btn btn-primary" disabled={saving}>
+          {isNew ? 'Add provider' : 'Save'}
+        </button>
+      </div>
+    </form>
+  )
+}
+
+/** Model providers: add (from presets), edit, test the connection, remove. Keys are write-only. */
+export function ProviderSettings() {
+  const client = useClient()
+  const { refreshAppInfo } = useActions()
+  const [data, setData] = useState<{
+    providers: ProviderInfo[]
+    presets: ProviderPreset[]
+    secret_storage: string
+  } | null>(null)
+  const [editing, setEditing] = useState<Draft | null>(null)
+  const [tests, setTests] = useState<
+    Record<string, { ok: boolean; message: string; models?: string[] } | 'testing'>
+  >({})
+  const [removing, setRemoving] = useState<string | null>(null)
+  const [error, setError] = useState<string | null>(null)
+
+  const load = useCallback(async () => {
+    try {
+      setData(await client.call('providers.list', {}))
+    } catch (err) {
+      setError(errorText(err))
+    }
+  }, [client])
+
+  useEffect(() => {
+    void load()
+  }, [load])
+
+  const test = async (p: ProviderInfo) => {
+    setTests((t) => ({ ...t, [p.provider_id]: 'testing' }))
+    try {
+      const r = await client.call('providers.test', { provider_id: p.provider_id })
+      setTests((t) => ({ ...t, [p.provider_id]: r }))
+    } catch (err) {
+      setTests((t) => ({ ...t, [p.provider_id]: { ok: false, message: errorText(err) } }))
+    }
+  }
+
+  const addModels = async (p: ProviderInfo, models: string[]) => {
+    try {
+      await client.call('providers.save', {
+        provider_id: p.provider_id,
+        kind: p.kind,
+        name: p.name,
+        base_url: p.base_url,
+        models: [...new Set([...p.models, ...models])].slice(0, 100),
+      })
+      await load()
+      await refreshAppInfo()
+    } catch (err) {
+      setError(errorText(err))
+    }
+  }
+
+  const remove = async (id: string) => {
+    try {
+      await client.call('providers.remove', { provider_id: id })
+      setRemoving(null)
+      await load()
+      await refreshAppInfo()
+    } catch (err) {
+      setError(errorText(err))
+    }
+  }
+
+  if (!data) return <p>{error ?? 'Loading…'}</p>
+
+  return (
+    <div className="providers">
+      <p className="settings-intro">
+        Local servers (Ollama, LM Studio, llama.cpp, vLLM) and hosted APIs (OpenAI, Anthropic). API keys are
+        kept in {data.secret_storage}; they are never shown again or sent back to this window.
+      </p>
+      {error && (
+        <p className="form-error" role="alert">
+          {error}
+        </p>
+      )}
+      {data.providers.length === 0 && !editing && (
+        <p className="history-empty">No providers yet: the offline model is used.</p>
+      )}
+      <ul className="card-list" aria-label="Providers">
+        {data.providers.map((p) => {
+          const t = tests[p.provider_id]
+          return (
+            <li key={p.provider_id} className="card" aria-label={p.name}>
+              <div className="card-head">
+                <strong>{p.name}</strong>
+                <span className="badge">{p.kind === 'anthropic' ? 'Anthropic' : 'OpenAI-compatible'}</span>
+                <span className={`badge ${p.has_api_key ? 'badge-ok' : ''}`}>
+                  {p.has_api_key ? 'key set' : 'no key'}
+                </span>
+              </div>
+              <code className="path">{p.base_url}</code>
+              <div className="card-meta">
+                {p.models.length ? `Models: ${p.models.join(', ')}` : 'No models listed'}
+              </div>
+              {t && t !== 'testing' && (
+                <div className={`test-result ${t.ok ? 'ok' : 'bad'}`} role="status">
+                  {t.message}
+                  {t.ok && t.models && t.models.some((m) => !p.models.includes(m)) && (
+                    <button
+                      type="button"
+                      className="btn btn-small"
+                      onClick={() => void addModels(p, t.models ?? [])}
+                    >
+                      Add {t.models.filter((m) => !p.models.includes(m)).length} models
+                    </button>
+                  )}
+                </div>
+              )}
+              {removing === p.provider_id ? (
+                <div className="card-actions confirm-inline">
+                  <span>Remove {p.name} and its key?</span>
+                  <button
+                    type="button"
+                    className="btn btn-small btn-danger"
+                    onClick={() => void remove(p.provider_id)}
+                  >
+                    Remove
+                  </button>
+                  <button type="button" className="btn btn-small" onClick={() => setRemoving(null)}>
+                    Cancel
+                  </button>
+                </div>
+              ) : (
+                <div className="card-actions">
+                  <button
+                    type="button"
+                    className="btn btn-small"
+                    disabled={t === 'testing'}
+                    onClick={() => void test(p)}
+                  >
+                    {t === 'testing' ? 'Testing…' : 'Test'}
+                  </button>
+                  <button
+                    type="button"
+                    className="btn btn-small"
+                    onClick={() =>
+                      setEditing({
+                        provider_id: p.provider_id,
+                        kind: p.kind,
+                        name: p.name,
+                        base_url: p.base_url,
+                        api_key: '',
+                        clear_key: false,
+                        has_key: p.has_api_key,
+                        models: p.models.join('\n'),
+                      })
+                    }
+                  >
+                    Edit
+                  </button>
+                  <button
+                    type="button"
+                    className="btn btn-small btn-danger"
+                    onClick={() => setRemoving(p.provider_id)}
+                  >
+                    Remove
+                  </button>
+                </div>
+              )}
+            </li>
+          )
+        })}
+      </ul>
+      {editing ? (
+        <ProviderForm
+          key={editing.provider_id ?? 'new'}
+          initial={editing}
+          presets={data.presets}
+          onDone={(saved) => {
+            setEditing(null)
+            if (saved) void load().then(refreshAppInfo)
+          }}
+        />
+      ) : (
+        <button type="button" className="btn btn-primary" onClick={() => setEditing(EMPTY)}>
+          Add provider
+        </button>
+      )}
+    </div>
+  )
+}
