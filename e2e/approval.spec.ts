@@ -16,9 +16,11 @@ test.describe('approvals', () => {
     await expect(page.getByRole('region', { name: 'Tool call write_file' })).toContainText(
       'Waiting for approval',
     )
+    await expect(page).toHaveTitle('(1) Waiting for you · Arbor')
 
     await dialog.getByRole('button', { name: 'Approve once' }).click()
     await expect(dialog).toHaveCount(0)
+    await expect(page).toHaveTitle('Arbor')
     await expect(page.getByRole('region', { name: 'Tool call write_file' })).toContainText('Done', {
       timeout: 10_000,
     })

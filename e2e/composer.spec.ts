@@ -43,7 +43,9 @@ test.describe('composer', () => {
     expect(await reply.innerText()).not.toContain('word300')
 
     await send(page, '/stream 300 25')
+    await expect(page.getByRole('article', { name: 'Assistant' })).toHaveCount(2)
     await expect(page.getByRole('article', { name: 'Assistant' }).last()).toContainText('word5')
+    await expect(page.getByRole('button', { name: 'Stop' })).toBeVisible()
     await composer(page).focus()
     await page.keyboard.press('Escape')
     await expect(page.getByRole('button', { name: 'Stop' })).toHaveCount(0)

@@ -170,13 +170,16 @@ export async function seed(host: Host, session_id: string, prompts: string[]): P
 
 export const test = base.extend<{ host: Host }>({
   // eslint-disable-next-line no-empty-pattern -- Playwright requires the object pattern
-  host: async ({}, use) => {
+  host: async ({}, use, testInfo) => {
     const dataDir = mkdtempSync(join(tmpdir(), 'arbor-e2e-'))
     const host = new Host(dataDir)
     await host.start()
     try {
       await use(host)
     } finally {
+      // A failed test carries the host's output (a crash or a refused call shows there).
+      if (testInfo.status !== testInfo.expectedStatus)
+        await testInfo.attach('host-output', { body: host.log, contentType: 'text/plain' })
       await host.stop()
       rmSync(dataDir, { recursive: true, force: true })
     }

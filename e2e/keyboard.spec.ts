@@ -49,6 +49,7 @@ test.describe('keyboard', () => {
     // Esc stops a running turn (covered in depth in composer.spec.ts).
     await send(page, '/stream 300 25')
     await expect(page.getByRole('article', { name: 'Assistant' })).toContainText('word3')
+    await expect(page.getByRole('button', { name: 'Stop' })).toBeVisible()
     await page.keyboard.press('Escape')
     await expect(page.getByRole('button', { name: 'Stop' })).toHaveCount(0)
   })

@@ -12,66 +12,17 @@
  * `at[i]` is when frame i (the last of a joined run) arrived (epoch ms, sub-millisecond):
  * diagnostics such as the UI bench measure latency from the real arrival, not the hand-over.
  */
+import { createFrameBuffer } from './frames'
+
 export type ToWorker = { type: 'open'; url: string } | { type: 'send'; data: string } | { type: 'close' }
-export type FromWorker = { type: 'open' } | { type: 'frames'; data: string[]; at: number[] } | { type: 'close' }
+export type FromWorker =
+  { type: 'open' } | { type: 'frames'; data: string[]; at: number[] } | { type: 'close' }
 
 const INTERVAL_MS = 16
 
 const scope = self as unknown as DedicatedWorkerGlobalScope
-interface DeltaFrame {
-  event: {
-    type: 'mutation'
-    mutation: {
-      variant: 'delta'
-      session_id: string
-      message_id: string
-      part_id: string
-      field: string
-      offset: number
-      text: string
-    }
-  }
-}
-
 let socket: WebSocket | null = null
-/** Raw frames, or a parsed delta that later deltas may still extend. */
-let buffer: Array<string | DeltaFrame> = []
-let arrived: number[] = []
-
-function asDelta(raw: string): DeltaFrame | null {
-  if (!raw.includes('"variant":"delta"')) return null
-  try {
-    const frame = JSON.parse(raw) as Partial<DeltaFrame>
-    return frame.event?.type === 'mutation' && frame.event.mutation?.variant === 'delta'
-      ? (frame as DeltaFrame)
-      : null
-  } catch {
-    return null
-  }
-}
-
-/** Appends a frame, joining it to the previous one when both are deltas of one text. */
-function take(raw: string, at: number) {
-  const delta = asDelta(raw)
-  const last = buffer[buffer.length - 1]
-  if (delta && last !== undefined && typeof last !== 'string') {
-    const a = last.event.mutation
-    const b = delta.event.mutation
-    if (
-      a.session_id === b.session_id &&
-      a.message_id === b.message_id &&
-      a.part_id === b.part_id &&
-      a.field === b.field &&
-      b.offset === a.offset + a.text.length
-    ) {
-      a.text += b.text
-      arrived[arrived.length - 1] = at
-      return
-    }
-  }
-  buffer.push(delta ?? raw)
-  arrived.push(at)
-}
+const frames = createFrameBuffer()
 let timer: ReturnType<typeof setTimeout> | null = null
 let lastFlush = 0
 
@@ -80,12 +31,8 @@ const post = (m: FromWorker) => scope.postMessage(m)
 function flush() {
   timer = null
   lastFlush = performance.now()
-  if (buffer.length === 0) return
-  const data = buffer.map((f) => (typeof f === 'string' ? f : JSON.stringify(f)))
-  const at = arrived
-  buffer = []
-  arrived = []
-  post({ type: 'frames', data, at })
+  if (frames.size === 0) return
+  post({ type: 'frames', ...frames.drain() })
 }
 
 scope.onmessage = (ev: MessageEvent<ToWorker>) => {
@@ -96,7 +43,7 @@ scope.onmessage = (ev: MessageEvent<ToWorker>) => {
     s.onopen = () => post({ type: 'open' })
     s.onmessage = (e) => {
       if (typeof e.data !== 'string') return
-      take(e.data, performance.timeOrigin + performance.now())
+      frames.push(e.data, performance.timeOrigin + performance.now())
       // After a quiet spell the first frame goes at once; during a burst, once per interval.
       if (timer === null) timer = setTimeout(flush, Math.max(0, lastFlush + INTERVAL_MS - performance.now()))
     }

@@ -1,4 +1,4 @@
-import { useMemo } from 'react'
+import { useEffect, useMemo } from 'react'
 import { pendingInteractions } from '../state/transcript'
 import { useApp } from '../state/hooks'
 import { ApprovalCard } from './ApprovalCard'
@@ -11,6 +11,15 @@ import { QuestionCard } from './QuestionCard'
 export function PendingInteractions() {
   const transcript = useApp((s) => s.transcript)
   const pending = useMemo(() => pendingInteractions(transcript), [transcript])
+  // Visible from another tab or window too: the title says the assistant waits.
+  useEffect(() => {
+    if (pending.length === 0) return
+    const before = document.title
+    document.title = `(${pending.length}) Waiting for you · Arbor`
+    return () => {
+      document.title = before
+    }
+  }, [pending.length])
   if (pending.length === 0) return null
   const [first, ...rest] = pending
   const part = first.part

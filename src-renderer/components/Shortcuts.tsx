@@ -28,7 +28,8 @@ export function ShortcutKeys() {
           void actions.stop()
           break
         case 'new':
-          void actions.newChat().then(() => document.getElementById(COMPOSER_ID)?.focus())
+          // The composer focuses itself when the new chat opens.
+          void actions.newChat()
           break
         case 'search': {
           const el = document.getElementById(SEARCH_ID) as HTMLInputElement | null

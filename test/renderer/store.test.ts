@@ -234,4 +234,130 @@ describe('app store', () => {
     expect(state().transcript?.older_cursor).toBeNull()
     expect(state().loadingOlder).toBe(false)
   })
+
+  it('forks at a message, opens the child and names it after its first new prompt', async () => {
+    const { host, app, state } = setup()
+    const parent = info(SID, { title: 'Trip', updated_at: 5 })
+    const child = info('ses_child', {
+      title: 'Trip (fork)',
+      updated_at: 6,
+      parent: { parent_session_id: SID, fork_seq: 2, snapshot_id: 'snp', fork_message_id: 'm2' },
+    })
+    host
+      .on('sessions.list', () => [parent])
+      .on('session.fork', () => child)
+      .on('session.get_info', ({ session_id }) => (session_id === SID ? parent : child))
+      .on('sessions.rename', ({ title }) => ({ ...child, title }))
+    await app.actions.boot()
+    host.clearCalls()
+    await app.actions.editAndResend('m3', '  Add a day in Cascais ')
+    await settle()
+    const fork = host.calls.find((c) => c.method === 'session.fork')?.params as Record<string, unknown>
+    expect(fork).toMatchObject({ session_id: SID, message_id: 'm3', before: true })
+    expect(String(fork.operation_id)).toMatch(/^op_/)
+    expect(state().transcript?.session_id).toBe('ses_child')
+    expect(host.calls.find((c) => c.method === 'session.prompt')?.params).toEqual({
+      session_id: 'ses_child',
+      query: 'Add a day in Cascais',
+    })
+    expect(host.calls.find((c) => c.method === 'sessions.rename')?.params).toEqual({
+      session_id: 'ses_child',
+      title: 'Add a day in Cascais',
+    })
+    expect(state().sessions.find((s) => s.session_id === 'ses_child')?.title).toBe('Add a day in Cascais')
+  })
+
+  it('search keeps only the answer for the current text', async () => {
+    const { host, app, state } = setup()
+    await app.actions.boot()
+    let answer: (v: unknown) => void = () => {}
+    host.on('sessions.search', ({ query }) =>
+      query === 'slow'
+        ? new Promise((ok) => (answer = ok)).then(() => [])
+        : [{ session_id: SID, session_title: 'T', message_id: 'm1', snippet: 'fast hit', created_at: 1 }],
+    )
+    app.actions.setQuery('slow')
+    const slow = app.actions.search('slow')
+    app.actions.setQuery('fast')
+    await app.actions.search('fast')
+    answer(null)
+    await slow
+    expect(state().search).toEqual({
+      query: 'fast',
+      hits: [{ session_id: SID, session_title: 'T', message_id: 'm1', snippet: 'fast hit', created_at: 1 }],
+      loading: false,
+    })
+    app.actions.clearSearch()
+    expect(state().search.hits).toBeNull()
+  })
+
+  it('opening a search hit loads older pages until the message is there, then focuses it', async () => {
+    const { host, app, state } = setup({ items: [msg('m9', 9)], next_cursor: 'c9' })
+    await app.actions.boot()
+    const pages: Record<string, { items: ReturnType<typeof msg>[]; next_cursor: string | null }> = {
+      c9: { items: [msg('m5', 5)], next_cursor: 'c5' },
+      c5: { items: [msg('m1', 1)], next_cursor: null },
+    }
+    host.on('session.messages', ({ cursor }) => pages[cursor as string])
+    await app.actions.openAt(SID, 'm1')
+    expect(state().transcript?.messages.map((m) => m.message_id)).toEqual(['m1', 'm5', 'm9'])
+    expect(state().focus?.message_id).toBe('m1')
+    const limits = host.calls
+      .filter((c) => c.method === 'session.messages')
+      .map((c) => (c.params as { limit: number }).limit)
+    expect(limits.slice(-2)).toEqual([500, 500])
+  })
+
+  it('Retry sends the prompt of the failed turn again; Steer sends a steering note', async () => {
+    const { host, app } = setup({
+      items: [
+        msg('m1', 1, { role: 'user', turn_id: 'turn_a', parts: [text('u', '/error boom')] }),
+        msg('m2', 2, { kind: 'error', turn_id: 'turn_a', parts: [text('e', 'boom')] }),
+      ],
+      next_cursor: null,
+    })
+    host.on('session.steer', () => ({ status: 'queued' }))
+    await app.actions.boot()
+    host.clearCalls()
+    await app.actions.retry('turn_a')
+    expect(host.calls.find((c) => c.method === 'session.prompt')?.params).toEqual({
+      session_id: SID,
+      query: '/error boom',
+    })
+    expect(await app.actions.steer('  be brief ')).toBe(true)
+    expect(host.calls.find((c) => c.method === 'session.steer')?.params).toEqual({
+      session_id: SID,
+      text: 'be brief',
+    })
+  })
+
+  it('archives and unarchives, keeping the archive list in step', async () => {
+    const { host, app, state } = setup()
+    host
+      .on('sessions.archive', ({ archived }) => info(SID, { archived: archived ?? true }))
+      .on('sessions.archived', () => [])
+    await app.actions.boot()
+    await app.actions.loadArchived()
+    await app.actions.archive(SID, true)
+    expect(state().sessions).toEqual([])
+    expect(state().archived?.map((s) => s.session_id)).toEqual([SID])
+    expect(state().transcript?.info?.archived).toBe(true)
+    await app.actions.archive(SID, false)
+    expect(state().sessions.map((s) => s.session_id)).toEqual([SID])
+    expect(state().archived).toEqual([])
+  })
+
+  it('clearing messages reloads the now empty transcript', async () => {
+    let items = [msg('m1', 1)]
+    const { host, app, state } = setup()
+    host
+      .on('session.messages', () => ({ items, next_cursor: null }))
+      .on('sessions.clear_messages', () => info(SID))
+    await app.actions.boot()
+    expect(state().transcript?.messages).toHaveLength(1)
+    items = []
+    await app.actions.clearMessages(SID)
+    expect(state().transcript?.messages).toEqual([])
+    expect(state().transcript?.loaded).toBe(true)
+  })
 })

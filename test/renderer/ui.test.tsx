@@ -238,6 +238,64 @@ describe('App', () => {
     })
     expect(host.methods()).toContain('session.stop')
   })
+
+  it('renders a 10,000-message session as a small window of rows', async () => {
+    // happy-dom does no layout: give rows and the viewport sizes.
+    const offset = Object.getOwnPropertyDescriptor(HTMLElement.prototype, 'offsetHeight')
+    const client = Object.getOwnPropertyDescriptor(Element.prototype, 'clientHeight')
+    Object.defineProperty(HTMLElement.prototype, 'offsetHeight', {
+      configurable: true,
+      get(this: HTMLElement) {
+        return this.classList.contains('vitem') ? 100 : 0
+      },
+    })
+    Object.defineProperty(Element.prototype, 'clientHeight', {
+      configurable: true,
+      get(this: Element) {
+        return this.classList.contains('transcript') ? 800 : 0
+      },
+    })
+    try {
+      const items = Array.from({ length: 10_000 }, (_, i) =>
+        msg(`m${i + 1}`, i + 1, { parts: [text(`p${i}`, `message number ${i + 1}`)] }),
+      )
+      const { el } = await render({ page: { items, next_cursor: null } })
+      const articles = $$(el, '[role="log"] article')
+      expect(articles.length).toBeGreaterThan(0)
+      expect(articles.length).toBeLessThan(60)
+      // The spacer holds the full height, so the scrollbar is true to the length.
+      const list = $(el, '.vlist') as HTMLElement
+      expect(parseFloat(list.style.height)).toBeGreaterThan(10_000 * 100)
+    } finally {
+      if (offset) Object.defineProperty(HTMLElement.prototype, 'offsetHeight', offset)
+      if (client) Object.defineProperty(Element.prototype, 'clientHeight', client)
+    }
+  })
+
+  it("offers Fork from here on every message and edit-and-resend on the user's own", async () => {
+    const { el, host } = await render({
+      page: {
+        items: [
+          msg('m1', 1, { role: 'user', parts: [text('u', 'Plan a trip')] }),
+          msg('m2', 2, { parts: [text('a', 'Sure')] }),
+        ],
+        next_cursor: null,
+      },
+    })
+    host.on('session.fork', () =>
+      info('ses_child', { parent: { parent_session_id: SID, fork_seq: 1, snapshot_id: 's' } }),
+    )
+    const actions = $(el, '[aria-label="Actions for message 2"]')!
+    await act(async () => {
+      button(actions, 'Fork from here').click()
+      await settle()
+    })
+    expect(host.calls.find((c) => c.method === 'session.fork')?.params).toMatchObject({
+      session_id: SID,
+      message_id: 'm2',
+    })
+    expect(button($(el, '[aria-label="Actions for message 1"]')!, 'Edit')).toBeTruthy()
+  })
 })
 
 /** Sets a controlled input's value the way a user's typing does (React listens to `input`). */

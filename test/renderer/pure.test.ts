@@ -1,0 +1,219 @@
+import { describe, expect, it } from 'vitest'
+import type { SnapshotInfo } from '../../src-shared/types'
+import { createFrameBuffer } from '../../src-renderer/client/frames'
+import { MAX_BLOCK, splitBlocks } from '../../src-renderer/lib/blocks'
+import { highlight } from '../../src-renderer/lib/highlight'
+import { checkpointLabel, describeChange } from '../../src-renderer/lib/history'
+import { matchShortcut } from '../../src-renderer/lib/shortcuts'
+import { computeOffsets, indexAt, visibleRange } from '../../src-renderer/lib/virtual'
+import { coalesceDeltas } from '../../src-renderer/state/chat'
+import { flattenTree, neighbour, sessionTree } from '../../src-renderer/state/tree'
+import { delta, info, messageMut, msg, text } from './fixtures'
+
+describe('sessionTree', () => {
+  const fork = (id: string, parent: string, created: number, seq = 2) =>
+    info(id, {
+      created_at: created,
+      updated_at: 100 - created,
+      parent: { parent_session_id: parent, fork_seq: seq, snapshot_id: 'snp' },
+    })
+
+  it('puts forks under their parent, oldest first, at any depth', () => {
+    const list = [
+      info('a', { updated_at: 50 }),
+      fork('a2', 'a', 3),
+      fork('a1', 'a', 2),
+      fork('a1x', 'a1', 4),
+      info('b', { updated_at: 40 }),
+    ]
+    const tree = sessionTree(list)
+    expect(tree.map((n) => n.info.session_id)).toEqual(['a', 'b'])
+    expect(tree[0].children.map((n) => n.info.session_id)).toEqual(['a1', 'a2'])
+    expect(tree[0].children[0].children[0].info.session_id).toBe('a1x')
+    expect(tree[0].children[0].children[0].depth).toBe(2)
+    expect(flattenTree(tree).map((s) => s.session_id)).toEqual(['a', 'a1', 'a1x', 'a2', 'b'])
+  })
+
+  it('shows a fork whose parent is gone as a root', () => {
+    expect(sessionTree([fork('orphan', 'gone', 1)]).map((n) => n.info.session_id)).toEqual(['orphan'])
+  })
+
+  it('steps to the next and previous session, wrapping around', () => {
+    const order = [info('a'), info('b'), info('c')]
+    expect(neighbour(order, 'a', 1)).toBe('b')
+    expect(neighbour(order, 'c', 1)).toBe('a')
+    expect(neighbour(order, 'a', -1)).toBe('c')
+    expect(neighbour(order, null, -1)).toBe('c')
+    expect(neighbour([], 'a', 1)).toBeNull()
+  })
+})
+
+describe('splitBlocks', () => {
+  it('splits at blank lines before unindented lines, never inside fences or list items', () => {
+    const md =
+      '# Title\n\nPara one\nstill one\n\n- item\n\n  continued item\n\n```js\nconst a = 1\n\nconst b = 2\n```\n\nEnd'
+    expect(splitBlocks(md)).toEqual([
+      '# Title\n',
+      'Para one\nstill one\n',
+      '- item\n\n  continued item\n',
+      '```js\nconst a = 1\n\nconst b = 2\n```\n',
+      'End',
+    ])
+    expect(splitBlocks(md).join('\n')).toBe(md)
+  })
+
+  it('cuts a runaway paragraph at whitespace with boundaries that stay put as it grows', () => {
+    const words = (n: number) => Array.from({ length: n }, (_, i) => `word${i + 1}`).join(' ')
+    const a = splitBlocks(words(2000))
+    const b = splitBlocks(words(3000))
+    expect(a.every((p) => p.length <= MAX_BLOCK)).toBe(true)
+    expect(a.length).toBeGreaterThan(3)
+    // Every finished piece is identical later (so memoised blocks are reused while streaming).
+    expect(b.slice(0, a.length - 1)).toEqual(a.slice(0, -1))
+    expect(b.join(' ')).toBe(words(3000))
+  })
+})
+
+describe('virtual list arithmetic', () => {
+  const offsets = computeOffsets(['a', 'b', 'c', 'd'], new Map([['b', 50]]), 100)
+
+  it('uses measured heights and the estimate for the rest', () => {
+    expect([...offsets]).toEqual([0, 100, 150, 250, 350])
+    expect(indexAt(offsets, 0)).toBe(0)
+    expect(indexAt(offsets, 120)).toBe(1)
+    expect(indexAt(offsets, 10_000)).toBe(3)
+  })
+
+  it('renders only the items near the viewport, for 10,000 items too', () => {
+    expect(visibleRange(offsets, 160, 50, 0)).toEqual({ start: 2, end: 3 })
+    const keys = Array.from({ length: 10_000 }, (_, i) => `m${i}`)
+    const big = computeOffsets(keys, new Map(), 120)
+    const range = visibleRange(big, 600_000, 800, 900)
+    expect(range.end - range.start).toBeLessThan(25)
+    expect(big[range.start]).toBeLessThanOrEqual(600_000 - 900)
+    expect(big[range.end]).toBeGreaterThanOrEqual(600_000 + 800 + 900)
+  })
+
+  it('keeps zero-height items at the top edge (before anything is measured)', () => {
+    const zero = computeOffsets(
+      ['a', 'b'],
+      new Map([
+        ['a', 0],
+        ['b', 0],
+      ]),
+      0,
+    )
+    expect(visibleRange(zero, 0, 0, 0)).toEqual({ start: 0, end: 2 })
+  })
+})
+
+describe('delta coalescing', () => {
+  it('joins contiguous deltas of one part and keeps everything else in order', () => {
+    const m = messageMut(msg('m9', 9))
+    const out = coalesceDeltas([
+      delta('m1', 'p1', 0, 'Hel'),
+      delta('m1', 'p1', 3, 'lo '),
+      delta('m1', 'p1', 6, 'you'),
+      m,
+      delta('m1', 'p1', 9, '!'),
+      delta('m1', 'p2', 0, 'x'),
+      delta('m1', 'p2', 5, 'gap'),
+    ])
+    expect(out).toEqual([
+      delta('m1', 'p1', 0, 'Hello you'),
+      m,
+      delta('m1', 'p1', 9, '!'),
+      delta('m1', 'p2', 0, 'x'),
+      delta('m1', 'p2', 5, 'gap'),
+    ])
+  })
+
+  it('the socket worker joins delta frames the same way and passes other frames through', () => {
+    const frame = (m: unknown) => JSON.stringify({ event: { type: 'mutation', mutation: m } })
+    const buf = createFrameBuffer()
+    buf.push(frame(delta('m1', 'p1', 0, 'a')), 1)
+    buf.push(frame(delta('m1', 'p1', 1, 'b')), 2)
+    buf.push('{"id":3,"result":{"ok":true,"data":{}}}', 3)
+    buf.push(frame(delta('m1', 'p1', 2, 'c')), 4)
+    buf.push(frame(delta('m1', 'p1', 3, 'd')), 5)
+    expect(buf.size).toBe(3)
+    const { data, at } = buf.drain()
+    expect(data.map((d) => JSON.parse(d))).toEqual([
+      { event: { type: 'mutation', mutation: delta('m1', 'p1', 0, 'ab') } },
+      { id: 3, result: { ok: true, data: {} } },
+      { event: { type: 'mutation', mutation: delta('m1', 'p1', 2, 'cd') } },
+    ])
+    expect(at).toEqual([2, 3, 5])
+    expect(buf.size).toBe(0)
+  })
+})
+
+describe('shortcuts', () => {
+  const key = (
+    k: string,
+    mods: Partial<Record<'ctrlKey' | 'metaKey' | 'altKey' | 'shiftKey', boolean>> = {},
+  ) => ({
+    key: k,
+    ctrlKey: false,
+    metaKey: false,
+    altKey: false,
+    shiftKey: false,
+    ...mods,
+  })
+  const input = document.createElement('textarea')
+
+  it('maps keys to actions, with Cmd on macOS and Ctrl elsewhere', () => {
+    expect(matchShortcut(key('O', { ctrlKey: true, shiftKey: true }), null, false)).toBe('new')
+    expect(matchShortcut(key('o', { metaKey: true, shiftKey: true }), null, true)).toBe('new')
+    expect(matchShortcut(key('o', { ctrlKey: true, shiftKey: true }), null, true)).toBeNull()
+    expect(matchShortcut(key('k', { ctrlKey: true }), null, false)).toBe('search')
+    expect(matchShortcut(key('ArrowDown', { altKey: true }), null, false)).toBe('next')
+    expect(matchShortcut(key('ArrowUp', { altKey: true }), null, false)).toBe('prev')
+    expect(matchShortcut(key('/', { ctrlKey: true }), null, false)).toBe('help')
+    expect(matchShortcut(key('Escape'), input, false)).toBe('stop')
+  })
+
+  it('bare keys count only when not typing', () => {
+    expect(matchShortcut(key('/'), document.body, false)).toBe('composer')
+    expect(matchShortcut(key('/'), input, false)).toBeNull()
+    expect(matchShortcut(key('?', { shiftKey: true }), input, false)).toBeNull()
+  })
+})
+
+describe('history', () => {
+  const snap = (head_seq: number, reason = 'step', step?: number): SnapshotInfo => ({
+    snapshot_id: `s${head_seq}`,
+    session_id: 'x',
+    head_seq,
+    head_message_id: `m${head_seq}`,
+    reason,
+    hash: 'h',
+    created_at: 1,
+    ...(step !== undefined ? { step } : {}),
+  })
+
+  it('labels checkpoints and says what changed since the previous one', () => {
+    const bySeq = new Map([
+      [1, msg('u', 1, { role: 'user', parts: [text('t', 'Plan a **trip**')] })],
+      [2, msg('a', 2, { parts: [text('t', '> quoted\n\nSure thing')] })],
+      [3, msg('c', 3, { role: 'system', kind: 'action', parts: [text('t', 'Model changed to X')] })],
+    ])
+    expect(checkpointLabel(snap(2, 'step', 1))).toBe('Step 1')
+    expect(checkpointLabel(snap(2, 'turn_end'))).toBe('Turn finished')
+    expect(describeChange(snap(2), undefined, bySeq)).toBe('You: “Plan a trip” · Reply: “quoted Sure thing”')
+    expect(describeChange(snap(3), snap(2), bySeq)).toBe('Model changed to X')
+    expect(describeChange(snap(3), snap(3), bySeq)).toBe('No new messages (settings or context)')
+    expect(describeChange(snap(9), snap(3), bySeq)).toBe('6 new messages')
+  })
+})
+
+describe('highlight', () => {
+  it('highlights known languages and escapes the code', () => {
+    const html = highlight('const a = "<b>"', 'ts')
+    expect(html).toContain('<span class="hljs-keyword">const</span>')
+    expect(html).toContain('&lt;b&gt;')
+    expect(html).not.toContain('<b>')
+    expect(highlight('x', 'klingon')).toBeNull()
+    expect(highlight('x', undefined)).toBeNull()
+  })
+})
