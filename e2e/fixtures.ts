@@ -31,7 +31,8 @@ export class Host {
     if (this.child) throw new Error('host already running')
     this.output = ''
     const args = [SERVE, '--port', reuse?.port ?? '0', '--data-dir', this.dataDir]
-    if (reuse) args.push('--token', reuse.token)
+    // `--token=…` in one piece: a random token may start with '-', which parseArgs would take for an option.
+    if (reuse) args.push(`--token=${reuse.token}`)
     const child = spawn(process.execPath, args, {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, NO_COLOR: '1' },

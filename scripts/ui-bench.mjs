@@ -251,7 +251,7 @@ async function main() {
     const ok = (v, t) => (v <= t ? 'OK' : 'FAIL')
     const total = durations.reduce((a, d) => a + d, 0)
     console.log(
-      `ui: streamed ${WORDS} words in ${(streamMs / 1000).toFixed(1)} s into a ${info.message_count + 2}-message session (${domCount} articles in the DOM at the end)`,
+      `ui: streamed ${WORDS} words in ${(streamMs / 1000).toFixed(1)} s into a ${info.message_count + 2}-message session (message articles in the DOM at the end: ${domCount})`,
     )
     console.log(
       `ui: p95 main-thread task ${p95.toFixed(1)} ms (target ≤ ${TARGET_TASK_MS} ms) ${ok(p95, TARGET_TASK_MS)}`,

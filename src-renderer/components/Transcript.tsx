@@ -184,7 +184,8 @@ export function Transcript() {
     if (olderCursor && !loadingOlder && total + padTop < el.clientHeight + LOAD_OLDER_PX) void loadOlder()
   })
 
-  // A search hit: scroll to the message once it is loaded, and flash it.
+  // A search hit: scroll to the message once it is loaded, flash it, and keep it marked until
+  // the search is cleared.
   useLayoutEffect(() => {
     const el = ref.current
     if (!el || !focus || handledFocus.current === focus.nonce) return
@@ -197,12 +198,6 @@ export function Transcript() {
     scrollTo(el, padTop + offsets[i] - 80)
     setHighlight(focus.message_id)
   }, [focus, keys, offsets, padTop, scrollTo])
-
-  useEffect(() => {
-    if (!highlight) return
-    const timer = setTimeout(() => setHighlight(null), 2500)
-    return () => clearTimeout(timer)
-  }, [highlight])
 
   // The viewport itself can change size (an approval opens below, the window is resized).
   useEffect(() => {
@@ -272,7 +267,7 @@ export function Transcript() {
                 <Row
                   key={m.message_id}
                   message={m}
-                  highlighted={highlight === m.message_id}
+                  highlighted={highlight === m.message_id && focus?.message_id === m.message_id}
                   measure={measure}
                   observer={observer}
                 />

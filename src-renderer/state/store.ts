@@ -660,7 +660,7 @@ export function createApp(client: ArborClient, opts: AppOptions = {}): App {
     },
 
     clearSearch() {
-      set({ search: { query: '', hits: null, loading: false } })
+      set({ search: { query: '', hits: null, loading: false }, focus: null })
     },
 
     async openAt(session_id, message_id) {
