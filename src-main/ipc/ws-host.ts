@@ -48,7 +48,8 @@ export async function startBrowserHost(opts: {
   port?: number
   token?: string
 }): Promise<BrowserHost> {
-  const token = opts.token ?? randomBytes(24).toString('base64url')
+  // Hex: a token never starts with "-", so `--token X` on a command line is never mistaken for an option.
+  const token = opts.token ?? randomBytes(24).toString('hex')
   const root = resolve(opts.staticDir)
   let port = 0
 

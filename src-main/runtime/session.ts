@@ -579,11 +579,17 @@ export class Session {
     this.active.loop = this.drive(this.active)
   }
 
-  /** A session still called "New chat" takes its title from its first prompt. */
+  /**
+   * A session still called "New chat" takes its title from its first prompt, and a fork still
+   * called "… (fork)" from its first new prompt, so sibling forks do not look alike.
+   */
   private autoTitle(query: string): void {
     const row = this.row()
-    if (row.title !== 'New chat') return
-    const line = query.replace(/\s+/g, ' ').trim()
+    if (row.title !== 'New chat' && !row.title.endsWith(' (fork)')) return
+    const line = query
+      .replace(/```[\w-]*/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim()
     const title = line.length > 60 ? `${line.slice(0, 57).trimEnd()}…` : line
     if (title) this.store.updateSession(this.id, { title })
   }

@@ -237,20 +237,6 @@ export function createApp(client: ArborClient, opts: AppOptions = {}): App {
       })
   }
 
-  /**
-   * A fork still carrying its default "<parent> (fork)" title is named after its first new
-   * prompt, the way a new chat is, so sibling forks never read as look-alike copies.
-   */
-  async function nameFork(session_id: string, prompt: string) {
-    const info = get().sessions.find((s) => s.session_id === session_id)
-    const parent = info?.parent && get().sessions.find((s) => s.session_id === info.parent?.parent_session_id)
-    if (!info?.parent || !info.title.endsWith(' (fork)')) return
-    if (parent && info.title !== `${parent.title} (fork)`) return
-    const line = prompt.replace(/\s+/g, ' ').trim()
-    const title = line.length > 60 ? `${line.slice(0, 57).trimEnd()}…` : line
-    if (title) await actions.rename(session_id, title)
-  }
-
   // ---- loading a session: subscribe, then read ----
 
   async function sync(session_id: string) {
@@ -422,7 +408,6 @@ export function createApp(client: ArborClient, opts: AppOptions = {}): App {
         if (!session_id) return false
         await ensureSubscribed(session_id)
         await client.call('session.prompt', { session_id, query: text })
-        void nameFork(session_id, text)
         return true
       } catch (err) {
         fail('Could not send', err)

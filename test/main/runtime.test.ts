@@ -147,6 +147,18 @@ describe('runtime: prompts, streaming and persistence (real SQLite file)', () =>
     await again.close()
   })
 
+  it('titles a new chat, and a fork, after their first prompt (without code fences)', async () => {
+    const rt = sqliteRuntime()
+    const s = rt.sessions.create()
+    await s.prompt('```python\nprint("hello")\n```').finished
+    expect(s.info().title).toBe('print("hello")')
+    const child = rt.sessions.fork(s.id, {})
+    expect(child.info().title).toBe('print("hello") (fork)')
+    await child.prompt('Now in Rust').finished
+    expect(child.info().title).toBe('Now in Rust')
+    expect(s.info().title).toBe('print("hello")')
+  })
+
   it('refuses a second runtime on the same data folder with a clear error', () => {
     const dataDir = tempDir()
     sqliteRuntime({ dataDir })
