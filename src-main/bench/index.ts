@@ -232,9 +232,7 @@ async function main(): Promise<void> {
   await storageGrowth()
   firstPage()
   await deltaFanOut()
-  console.log(
-    'UI figures (streaming into a 2,000-message session in Chromium): see issue 4 — not measured yet.',
-  )
+  console.log('UI figures follow (scripts/ui-bench.mjs, Chromium through Playwright).')
 }
 
 main()
