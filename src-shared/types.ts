@@ -217,4 +217,8 @@ export type SessionMutation =
   | { variant: 'session'; session_id: string; info: SessionInfo | null; removed?: boolean }
 
 /** Events pushed from main to a client. */
-export type ServerEvent = { type: 'mutation'; mutation: SessionMutation } | { type: 'sessions_changed' }
+export type ServerEvent =
+  | { type: 'mutation'; mutation: SessionMutation }
+  | { type: 'sessions_changed' }
+  /** App settings, providers (so the model list) or MCP servers changed: reload them. */
+  | { type: 'settings_changed' }

@@ -46,9 +46,15 @@ export function createRouter(runtime: Runtime, appInfo: () => AppInfo, host: Hos
   const peers = new Map<string, Peer>()
   const s = (id: string) => runtime.sessions.get(id)
 
-  runtime.onSessionsChanged(() => {
-    for (const peer of peers.values()) peer.send({ type: 'sessions_changed' })
-  })
+  const broadcast = (event: ServerEvent) => {
+    for (const peer of peers.values()) peer.send(event)
+  }
+  runtime.onSessionsChanged(() => broadcast({ type: 'sessions_changed' }))
+  /** Every window shows the same settings, theme and model list. */
+  const settingsChanged = <T>(result: T): T => {
+    broadcast({ type: 'settings_changed' })
+    return result
+  }
 
   const handlers: Handlers = {
     'app.info': () => appInfo(),
@@ -68,7 +74,7 @@ export function createRouter(runtime: Runtime, appInfo: () => AppInfo, host: Hos
     'sessions.rename': (r) => runtime.sessions.rename(r.session_id, r.title),
     'sessions.search': (r) => runtime.sessions.search(r.query, r.limit),
     'settings.get': () => runtime.settings(),
-    'settings.set': (r) => runtime.updateSettings(r),
+    'settings.set': (r) => settingsChanged(runtime.updateSettings(r)),
     'providers.list': () => ({
       providers: runtime.providers.list(),
       presets: PROVIDER_PRESETS,
@@ -77,19 +83,19 @@ export function createRouter(runtime: Runtime, appInfo: () => AppInfo, host: Hos
     'providers.save': (r) => {
       const saved = runtime.providers.save(r)
       runtime.refreshModels()
-      return saved
+      return settingsChanged(saved)
     },
     'providers.remove': (r) => {
       runtime.providers.remove(r.provider_id)
       runtime.refreshModels()
-      return { removed: true }
+      return settingsChanged({ removed: true as const })
     },
     'providers.test': (r) => runtime.providers.test(r.provider_id),
     'mcp.list': () => runtime.mcp.list(),
-    'mcp.save': (r) => runtime.mcp.save(r),
+    'mcp.save': async (r) => settingsChanged(await runtime.mcp.save(r)),
     'mcp.remove': async (r) => {
       await runtime.mcp.remove(r.server_id)
-      return { removed: true }
+      return settingsChanged({ removed: true as const })
     },
     'mcp.tools': (r) => runtime.mcp.toolInfos(r.server_id),
     'session.messages': (r) => s(r.session_id).messages(r),

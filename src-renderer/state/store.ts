@@ -296,6 +296,10 @@ export function createApp(client: ArborClient, opts: AppOptions = {}): App {
     else if (event.type === 'sessions_changed') {
       void actions.refreshSessions()
       if (get().archived !== null) void actions.loadArchived()
+    } else if (event.type === 'settings_changed') {
+      // Another window changed settings, providers or MCP servers: same theme, same model list.
+      void actions.loadSettings()
+      void actions.refreshAppInfo()
     }
   })
 

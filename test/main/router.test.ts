@@ -94,6 +94,19 @@ describe('router: one contract, validated at the boundary', () => {
     expect(dump()).toBe(before)
   })
 
+  it('tells every window when settings, providers or MCP servers change', async () => {
+    const { router, call } = setup()
+    const other: ServerEvent[] = []
+    const second: Peer = { id: 'second-window', send: (e) => other.push(e) }
+    await router.handle('app.info', {}, second)
+    expect(await call('settings.set', { theme: 'dark' })).toMatchObject({ ok: true, data: { theme: 'dark' } })
+    expect(other).toContainEqual({ type: 'settings_changed' })
+    expect(await router.handle('settings.get', {}, second)).toMatchObject({
+      ok: true,
+      data: { theme: 'dark' },
+    })
+  })
+
   it('drops a peer’s subscriptions when it disconnects', async () => {
     const { call, router, peer, events, runtime } = setup()
     const id = ((await call('sessions.create', {})) as { data: SessionInfo }).data.session_id
