@@ -258,17 +258,25 @@ export class Session {
     message.revision += 1
     message.updated_at = now()
     this.store.updateMessage(message)
-    if (changedParts)
-      for (const part of changedParts)
-        this.publish({
-          variant: 'part',
-          session_id: this.id,
-          message_id: message.message_id,
-          revision: message.revision,
-          type: part.type,
-          part: structuredClone(part),
-        })
+    if (changedParts) for (const part of changedParts) this.publishPart(message, part)
     else this.publish({ variant: 'message', session_id: this.id, message: structuredClone(message) })
+  }
+
+  /** A part snapshot at the message's current revision (the message is already persisted). */
+  private publishPart(message: SessionMessage, part: MessagePart): void {
+    this.publish({
+      variant: 'part',
+      session_id: this.id,
+      message_id: message.message_id,
+      revision: message.revision,
+      type: part.type,
+      part: structuredClone(part),
+    })
+  }
+
+  /** The messages of one turn, newest first (a turn's messages are among the latest 200). */
+  private turnMessages(turn_id: string): SessionMessage[] {
+    return this.store.listMessages(this.id, { limit: 200 }).filter((m) => m.turn_id === turn_id)
   }
 
   private textMessage(
@@ -648,7 +656,7 @@ export class Session {
 
   /** The turn's newest reply, and whether a steering note was applied after it. */
   private progress(turn_id: string): { last?: SessionMessage; steered: boolean } {
-    const mine = this.store.listMessages(this.id, { limit: 200 }).filter((m) => m.turn_id === turn_id)
+    const mine = this.turnMessages(turn_id)
     const last = mine.find((m) => m.role === 'assistant' && m.kind === 'text')
     return { last, steered: mine.some((m) => m.kind === 'steer' && (!last || m.seq > last.seq)) }
   }
@@ -841,14 +849,7 @@ export class Session {
         updated_at: t,
       })
     })
-    this.publish({
-      variant: 'part',
-      session_id: this.id,
-      message_id: msg.message_id,
-      revision: msg.revision,
-      type: 'interaction',
-      part: structuredClone(part),
-    })
+    this.publishPart(msg, part)
   }
 
   /** Runs the approved calls of a step in order. Returns true while approvals are pending. */
@@ -1020,15 +1021,7 @@ export class Session {
         }
       }
     })
-    for (const p of call ? [updated, call] : [updated])
-      this.publish({
-        variant: 'part',
-        session_id: this.id,
-        message_id: msg.message_id,
-        revision: msg.revision,
-        type: p.type,
-        part: structuredClone(p),
-      })
+    for (const p of call ? [updated, call] : [updated]) this.publishPart(msg, p)
     // Not queued: resume the waiting turn at once when nothing else is pending.
     const a = this.active
     if (
@@ -1099,8 +1092,7 @@ export class Session {
   private settleCalls(turn_id: string): void {
     this.cancelInteractions(turn_id)
     const open = ['streaming_input', 'pending_approval', 'approved', 'running']
-    for (const m of this.store.listMessages(this.id, { limit: 200 })) {
-      if (m.turn_id !== turn_id) continue
+    for (const m of this.turnMessages(turn_id)) {
       const msg = this.liveMessage(m.message_id) ?? m
       const changed = msg.parts.filter(
         (p): p is ToolCallPart => p.type === 'tool_call' && open.includes(p.status),
@@ -1235,9 +1227,7 @@ export class Session {
   /** The first seq that a fork may not include: messages of a turn still in flight can change. */
   private mutableFrom(): number {
     if (!this.active) return Number.MAX_SAFE_INTEGER
-    const mine = this.store
-      .listMessages(this.id, { limit: 200 })
-      .filter((m) => m.turn_id === this.active!.turn.turn_id && m.role !== 'user')
+    const mine = this.turnMessages(this.active.turn.turn_id).filter((m) => m.role !== 'user')
     return mine.length ? Math.min(...mine.map((m) => m.seq)) : Number.MAX_SAFE_INTEGER
   }
 
@@ -1407,9 +1397,7 @@ export class Session {
   }
 
   private interrupt(turn: TurnRow): void {
-    for (const m of this.store
-      .listMessages(this.id, { limit: 200 })
-      .filter((m) => m.turn_id === turn.turn_id)) {
+    for (const m of this.turnMessages(turn.turn_id)) {
       let changed = m.status === 'streaming'
       if (changed) m.status = 'interrupted'
       m.parts = m.parts.map((p) => {
