@@ -163,34 +163,22 @@ function toSnapshot(r: Row): SnapshotRow {
   return s
 }
 
-/** The content a snapshot's hash covers: every field except the hash itself. */
-function snapshotHash(s: Omit<SnapshotRow, 'hash' | 'state'>): string {
-  const {
-    snapshot_id,
-    session_id,
-    parent_snapshot_id,
-    head_seq,
-    head_message_id,
-    reason,
-    step,
-    turn_id,
-    state_hash,
-    created_at,
-  } = s
-  return sha256(
-    canonicalJson({
-      snapshot_id,
-      session_id,
-      parent_snapshot_id,
-      head_seq,
-      head_message_id,
-      reason,
-      step,
-      turn_id,
-      state_hash,
-      created_at,
-    }),
-  )
+/** The fields a snapshot's hash covers: all of the row but the hash (the state by its hash). */
+const HASHED_FIELDS = [
+  'snapshot_id',
+  'session_id',
+  'parent_snapshot_id',
+  'head_seq',
+  'head_message_id',
+  'reason',
+  'step',
+  'turn_id',
+  'state_hash',
+  'created_at',
+] as const satisfies ReadonlyArray<keyof SnapshotRow>
+
+function snapshotHash(s: Pick<SnapshotRow, (typeof HASHED_FIELDS)[number]>): string {
+  return sha256(canonicalJson(Object.fromEntries(HASHED_FIELDS.map((k) => [k, s[k]]))))
 }
 
 /** Plain text of a message, for search. */
