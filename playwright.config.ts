@@ -1,4 +1,5 @@
 import { defineConfig } from '@playwright/test'
+import { chromiumLaunchOptions } from './scripts/chromium.mjs'
 
 // The UI is tested through the browser host (out/main/serve.js) in Chromium. Each spec file starts
 // its own host through a fixture, so there is no `webServer` entry here. Build first (`npm run e2e`).
@@ -21,16 +22,6 @@ export default defineConfig({
     headless: true,
     screenshot: 'only-on-failure',
     trace: 'off',
-    launchOptions: {
-      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    },
+    launchOptions: chromiumLaunchOptions,
   },
 })

@@ -23,6 +23,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { chromium } from '@playwright/test'
+import { chromiumLaunchOptions } from './chromium.mjs'
 import WebSocket from 'ws'
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '..', '..')
@@ -191,17 +192,7 @@ async function main() {
     const info = await rpc.call('session.get_info', { session_id: session.session_id })
     console.log(`ui: seeded ${info.message_count} messages in ${((Date.now() - t0) / 1000).toFixed(1)} s`)
 
-    browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    })
+    browser = await chromium.launch(chromiumLaunchOptions)
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } })
     await page.addInitScript(instrument, `word${WORDS}`)
     await page.goto(`${url}#/s/${session.session_id}`)
