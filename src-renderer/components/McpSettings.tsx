@@ -1,6 +1,6 @@
-import { useCallback, useEffect, useState } from 'react'
-import type { McpServerInfo, McpToolInfo } from '../../src-shared/contract'
-import { errorText, useClient } from '../state/client'
+import { useState } from 'react'
+import type { McpToolInfo } from '../../src-shared/contract'
+import { errorText, useClient, useHostData } from '../state/client'
 
 function parseEnv(text: string): Record<string, string> | undefined {
   const env: Record<string, string> = {}
@@ -117,23 +117,9 @@ function McpForm({ onDone }: { onDone: (saved: boolean) => void }) {
 
 /** MCP servers (stdio): add, remove, list their tools. Their tools are gated like built-in ones. */
 export function McpSettings() {
-  const client = useClient()
-  const [servers, setServers] = useState<McpServerInfo[] | null>(null)
+  const { client, data: servers, error, reload: load, act } = useHostData((c) => c.call('mcp.list', {}))
   const [adding, setAdding] = useState(false)
   const [tools, setTools] = useState<Record<string, McpToolInfo[] | 'loading' | { error: string }>>({})
-  const [error, setError] = useState<string | null>(null)
-
-  const load = useCallback(async () => {
-    try {
-      setServers(await client.call('mcp.list', {}))
-    } catch (err) {
-      setError(errorText(err))
-    }
-  }, [client])
-
-  useEffect(() => {
-    void load()
-  }, [load])
 
   const listTools = async (id: string) => {
     setTools((t) => ({ ...t, [id]: 'loading' }))
@@ -146,14 +132,7 @@ export function McpSettings() {
     void load()
   }
 
-  const remove = async (id: string) => {
-    try {
-      await client.call('mcp.remove', { server_id: id })
-      await load()
-    } catch (err) {
-      setError(errorText(err))
-    }
-  }
+  const remove = (id: string) => act(() => client.call('mcp.remove', { server_id: id }))
 
   if (!servers) return <p>{error ?? 'Loading…'}</p>
 

@@ -1,7 +1,7 @@
-import { useCallback, useEffect, useState } from 'react'
+import { useState } from 'react'
 import type { ProviderInfo, ProviderPreset } from '../../src-shared/contract'
 import { useActions } from '../state/hooks'
-import { errorText, useClient } from '../state/client'
+import { errorText, useClient, useHostData } from '../state/client'
 
 interface Draft {
   provider_id?: string
@@ -189,31 +189,13 @@ function ProviderForm({
 
 /** Model providers: add (from presets), edit, test the connection, remove. Keys are write-only. */
 export function ProviderSettings() {
-  const client = useClient()
   const { refreshAppInfo } = useActions()
-  const [data, setData] = useState<{
-    providers: ProviderInfo[]
-    presets: ProviderPreset[]
-    secret_storage: string
-  } | null>(null)
+  const { client, data, error, reload: load, act } = useHostData((c) => c.call('providers.list', {}))
   const [editing, setEditing] = useState<Draft | null>(null)
   const [tests, setTests] = useState<
     Record<string, { ok: boolean; message: string; models?: string[] } | 'testing'>
   >({})
   const [removing, setRemoving] = useState<string | null>(null)
-  const [error, setError] = useState<string | null>(null)
-
-  const load = useCallback(async () => {
-    try {
-      setData(await client.call('providers.list', {}))
-    } catch (err) {
-      setError(errorText(err))
-    }
-  }, [client])
-
-  useEffect(() => {
-    void load()
-  }, [load])
 
   const test = async (p: ProviderInfo) => {
     setTests((t) => ({ ...t, [p.provider_id]: 'testing' }))
@@ -225,8 +207,8 @@ export function ProviderSettings() {
     }
   }
 
-  const addModels = async (p: ProviderInfo, models: string[]) => {
-    try {
+  const addModels = (p: ProviderInfo, models: string[]) =>
+    act(async () => {
       await client.call('providers.save', {
         provider_id: p.provider_id,
         kind: p.kind,
@@ -234,23 +216,15 @@ export function ProviderSettings() {
         base_url: p.base_url,
         models: [...new Set([...p.models, ...models])].slice(0, 100),
       })
-      await load()
       await refreshAppInfo()
-    } catch (err) {
-      setError(errorText(err))
-    }
-  }
+    })
 
-  const remove = async (id: string) => {
-    try {
+  const remove = (id: string) =>
+    act(async () => {
       await client.call('providers.remove', { provider_id: id })
       setRemoving(null)
-      await load()
       await refreshAppInfo()
-    } catch (err) {
-      setError(errorText(err))
-    }
-  }
+    })
 
   if (!data) return <p>{error ?? 'Loading…'}</p>
 
