@@ -8,6 +8,7 @@ import react from '@vitejs/plugin-react'
 //   out/main/index.js      Electron main process (package.json "main")
 //   out/main/serve.js      browser host: plain Node, no Electron (`node out/main/serve.js`)
 //   out/main/bench.js      benchmark entry (`node --expose-gc out/main/bench.js`)
+//   out/main/example-*.js  the seed's example against openRuntime() and connectArbor()
 //   out/preload/index.js   sandboxed preload: fully bundled, only `electron` stays external
 //   out/renderer/          React UI, relative asset URLs so it loads from file:// and http://
 
@@ -23,6 +24,9 @@ export default defineConfig({
           index: resolve(__dirname, 'src-main/index.ts'),
           serve: resolve(__dirname, 'src-main/serve.ts'),
           bench: resolve(__dirname, 'src-main/bench/index.ts'),
+          // The seed's complete example, against openRuntime() and against connectArbor().
+          'example-local': resolve(__dirname, 'examples/local.ts'),
+          'example-remote': resolve(__dirname, 'examples/remote.ts'),
         },
       },
     },

@@ -1,15 +1,13 @@
-import type { ArborErrorShape } from './errors'
+import { ArborError, type ArborErrorShape } from './errors'
 import type { ArborTransport, ResponseOf } from './contract'
 import type { Method, RequestOf } from './schemas'
 import type { ServerEvent, TurnResult } from './types'
 
 /** A refused call, carrying the canonical `{ code, message }`. */
-export class ClientError extends Error {
-  readonly code: ArborErrorShape['code']
+export class ClientError extends ArborError {
   constructor(error: ArborErrorShape) {
-    super(error.message)
+    super(error.code, error.message)
     this.name = 'ClientError'
-    this.code = error.code
   }
 }
 

@@ -129,6 +129,8 @@ export interface Responses {
   'session.unsubscribe': { subscribed: false }
   'session.prompt': { id: string; command_id: string }
   'session.wait_turn': TurnResult
+  /** A turn's handle without waiting: refused with not_found for a turn of another session. */
+  'session.turn': { id: string; command_id: string }
   'session.status': SessionStatus
   'session.stop': { stopped: boolean; turn_id?: string }
   'session.interactions': PendingInteraction[]

@@ -87,6 +87,7 @@ export const schemas = {
   'session.unsubscribe': sessionRef,
   'session.prompt': z.strictObject({ session_id: id, query: text }),
   'session.wait_turn': z.strictObject({ session_id: id, turn_id: id }),
+  'session.turn': z.strictObject({ session_id: id, turn_id: id }),
   'session.status': sessionRef,
   'session.stop': sessionRef,
   'session.interactions': sessionRef,

@@ -193,16 +193,32 @@ export interface SearchHit {
 
 // ---- Live protocol ---------------------------------------------------------------------
 
+/** A full part snapshot. `type` names the part's type, so `mutation.type === 'interaction'`
+ *  narrows `mutation.part` to an InteractionPart (as the seed's example relies on). */
+export type PartMutation = {
+  [T in MessagePart['type']]: {
+    variant: 'part'
+    session_id: string
+    message_id: string
+    revision: number
+    type: T
+    part: Extract<MessagePart, { type: T }>
+  }
+}[MessagePart['type']]
+
+/** Builds the part mutation of any part (TypeScript cannot pair `type` and `part` by itself). */
+export function partMutation(
+  session_id: string,
+  message_id: string,
+  revision: number,
+  part: MessagePart,
+): PartMutation {
+  return { variant: 'part', session_id, message_id, revision, type: part.type, part } as PartMutation
+}
+
 export type SessionMutation =
   | { variant: 'message'; session_id: string; message: SessionMessage }
-  | {
-      variant: 'part'
-      session_id: string
-      message_id: string
-      revision: number
-      type: MessagePart['type']
-      part: MessagePart
-    }
+  | PartMutation
   | {
       variant: 'delta'
       session_id: string
@@ -216,9 +232,15 @@ export type SessionMutation =
     }
   | { variant: 'session'; session_id: string; info: SessionInfo | null; removed?: boolean }
 
+export type SessionInfoMutation = Extract<SessionMutation, { variant: 'session' }>
+
 /** Events pushed from main to a client. */
 export type ServerEvent =
   | { type: 'mutation'; mutation: SessionMutation }
+  /** Sent to every client for every session (subscribed or not): the session list follows
+   *  these instead of refetching. Created, changed (title, state, queue…), removed. */
+  | { type: 'sessions'; mutation: SessionInfoMutation }
+  /** The session list changed in a way not carried by `sessions` events (kept for older clients). */
   | { type: 'sessions_changed' }
   /** App settings, providers (so the model list) or MCP servers changed: reload them. */
   | { type: 'settings_changed' }

@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { newId } from '../../src-shared/ids'
-import type { SessionMessage } from '../../src-shared/types'
-import { openRuntime, type Runtime } from '../runtime'
+import type { MessagesPage, SessionMessage } from '../../src-shared/types'
+import { openRuntime, type Runtime, type Session } from '../runtime'
 
 const dirs: string[] = []
 function freshDir(): string {
@@ -46,13 +46,13 @@ function open(): Runtime {
  * path: insert + sequence bump), vs raw better-sqlite3 inserts of the same rows with the same
  * pragmas. Three alternating rounds on fresh files; the median of each is compared.
  */
-function commitThroughput(): void {
+async function commitThroughput(): Promise<void> {
   const N = 10_000
   const text = 'The quick brown fox jumps over the lazy dog. '.repeat(4)
-  const runtimeRound = () => {
+  const runtimeRound = async () => {
     const rt = open()
-    const s = rt.sessions.create()
-    const rows = Array.from({ length: N }, (_, i) => message(s.id, i, text))
+    const s = await rt.sessions.create()
+    const rows = Array.from({ length: N }, (_, i) => message(s.session_id, i, text))
     const t0 = performance.now()
     for (const r of rows) rt.store.insertMessage(r)
     const rate = N / ((performance.now() - t0) / 1000)
@@ -93,7 +93,7 @@ function commitThroughput(): void {
   const runtimeRates: number[] = []
   const rawRates: number[] = []
   for (let round = 0; round < 3; round++) {
-    runtimeRates.push(runtimeRound())
+    runtimeRates.push(await runtimeRound())
     rawRates.push(rawRound())
   }
   const runtimeRate = median(runtimeRates)
@@ -107,14 +107,14 @@ function commitThroughput(): void {
   )
 }
 
-function seeded(rt: Runtime, count: number) {
-  const s = rt.sessions.create()
+async function seeded(rt: Runtime, count: number) {
+  const s = await rt.sessions.create()
   const insertAll = () => {
     for (let i = 0; i < count; i++)
-      rt.store.insertMessage(message(s.id, i, `message number ${i} with a little text`))
+      rt.store.insertMessage(message(s.session_id, i, `message number ${i} with a little text`))
   }
   rt.store.transaction(insertAll)
-  s.snapshot()
+  await s.snapshot()
   return s
 }
 
@@ -124,22 +124,22 @@ function median(xs: number[]): number {
 }
 
 /** Fork cost must not grow with history: copy-on-write lineage, not copied rows. */
-function forkCost(): void {
+async function forkCost(): Promise<void> {
   const rt = open()
-  const small = seeded(rt, 10)
-  const large = seeded(rt, 10_000)
-  const time = (id: string) => {
+  const small = await seeded(rt, 10)
+  const large = await seeded(rt, 10_000)
+  const time = async (s: Session) => {
     const xs: number[] = []
     for (let i = 0; i < 200; i++) {
       const t0 = performance.now()
-      rt.sessions.fork(id, {})
+      await s.fork()
       xs.push(performance.now() - t0)
     }
     return median(xs)
   }
-  time(small.id) // warm up statements
-  const a = time(small.id)
-  const b = time(large.id)
+  await time(small) // warm up statements
+  const a = await time(small)
+  const b = await time(large)
   void rt.close()
   line(
     'fork cost',
@@ -153,19 +153,19 @@ function forkCost(): void {
 async function storageGrowth(): Promise<void> {
   const dir = freshDir()
   const rt = openRuntime({ dataDir: dir, log: () => {} })
-  const s = rt.sessions.create()
-  for (let i = 0; i < 2000; i++) await s.prompt('/stream 120 0').finished
+  const s = await rt.sessions.create()
+  for (let i = 0; i < 2000; i++) await (await s.prompt({ query: '/stream 120 0' })).finished
   let textBytes = 0
   let cursor: string | null = null
   do {
-    const page = s.messages({ cursor, limit: 500 })
+    const page: MessagesPage = await s.messages({ cursor, limit: 500 })
     for (const m of page.items)
       for (const p of m.parts) if (p.type === 'text') textBytes += Buffer.byteLength(p.text)
     cursor = page.next_cursor
   } while (cursor)
-  const snapshots = rt.store.listSnapshots(s.id, 100_000).length
+  const snapshots = rt.store.listSnapshots(s.session_id, 100_000).length
   // Search builds the full-text index: it is part of what a real data folder holds.
-  rt.sessions.search('word7')
+  await rt.sessions.search('word7')
   await rt.close()
   const db = new Database(join(dir, 'arbor.db'))
   db.pragma('wal_checkpoint(TRUNCATE)')
@@ -181,16 +181,16 @@ async function storageGrowth(): Promise<void> {
   )
 }
 
-function firstPage(): void {
+async function firstPage(): Promise<void> {
   const rt = open()
-  const s = seeded(rt, 100_000)
+  const s = await seeded(rt, 100_000)
   const t0 = performance.now()
-  s.messages({ limit: 50 })
+  await s.messages({ limit: 50 })
   const cold = performance.now() - t0
   const xs: number[] = []
   for (let i = 0; i < 50; i++) {
     const t = performance.now()
-    s.messages({ limit: 50 })
+    await s.messages({ limit: 50 })
     xs.push(performance.now() - t)
   }
   void rt.close()
@@ -204,13 +204,15 @@ function firstPage(): void {
 
 async function deltaFanOut(): Promise<void> {
   const rt = open()
-  const s = rt.sessions.create()
+  const s = await rt.sessions.create()
   let deltas = 0
   s.subscribe((m) => {
     if (m.variant === 'delta') deltas++
   })
   const t0 = performance.now()
-  await s.prompt('/stream 200000 0').finished
+  await (
+    await s.prompt({ query: '/stream 200000 0' })
+  ).finished
   const rate = deltas / ((performance.now() - t0) / 1000)
   await rt.close()
   line(
@@ -227,10 +229,10 @@ async function main(): Promise<void> {
     return
   }
   console.log(`Arbor bench — node ${process.version}, ${process.platform}/${process.arch}`)
-  commitThroughput()
-  forkCost()
+  await commitThroughput()
+  await forkCost()
   await storageGrowth()
-  firstPage()
+  await firstPage()
   await deltaFanOut()
   console.log('UI figures follow (scripts/ui-bench.mjs, Chromium through Playwright).')
 }

@@ -3,7 +3,7 @@ import type { AppInfo, ResponseOf } from '../../src-shared/contract'
 import { ArborError, toErrorShape, type Result } from '../../src-shared/errors'
 import { schemas, type Method, type ParsedRequestOf } from '../../src-shared/schemas'
 import type { ServerEvent } from '../../src-shared/types'
-import { PROVIDER_PRESETS, type Runtime } from '../runtime'
+import { PROVIDER_PRESETS, type Runtime, type Session } from '../runtime'
 
 /**
  * One client of the router: a browser tab over the WebSocket, or an Electron window.
@@ -44,11 +44,17 @@ export function createRouter(runtime: Runtime, appInfo: () => AppInfo, host: Hos
   // peer id → session id → unsubscribe
   const subscriptions = new Map<string, Map<string, () => void>>()
   const peers = new Map<string, Peer>()
-  const s = (id: string) => runtime.sessions.get(id)
+  const { sessions } = runtime
+  const s = (id: string) => sessions.get(id)
+  /** One call on one session: the wire's `session.x` maps to the API's `session.x()`. */
+  const on = async <T>(id: string, fn: (session: Session) => Promise<T>): Promise<T> => fn(await s(id))
 
   const broadcast = (event: ServerEvent) => {
     for (const peer of peers.values()) peer.send(event)
   }
+  // Lists follow every session's info as it changes; only a structural change (created,
+  // forked, removed) also sends the older coarse `sessions_changed`.
+  runtime.onSessionInfo((mutation) => broadcast({ type: 'sessions', mutation }))
   runtime.onSessionsChanged(() => broadcast({ type: 'sessions_changed' }))
   /** Every window shows the same settings, theme and model list. */
   const settingsChanged = <T>(result: T): T => {
@@ -63,16 +69,16 @@ export function createRouter(runtime: Runtime, appInfo: () => AppInfo, host: Hos
       await host.revealDataDir(runtime.dataDir)
       return { revealed: true, path: runtime.dataDir }
     },
-    'sessions.create': (r) => runtime.sessions.create(r).info(),
-    'sessions.get': (r) => s(r.session_id).info(),
-    'sessions.list': (r) => runtime.sessions.list(r),
-    'sessions.archive': (r) => runtime.sessions.archive(r.session_id, r.archived ?? true),
-    'sessions.archived': () => runtime.sessions.archived(),
-    'sessions.clean_archive': () => runtime.sessions.clean_archive(),
-    'sessions.remove': (r) => runtime.sessions.remove(r.session_id),
-    'sessions.clear_messages': (r) => runtime.sessions.clear_messages(r.session_id),
-    'sessions.rename': (r) => runtime.sessions.rename(r.session_id, r.title),
-    'sessions.search': (r) => runtime.sessions.search(r.query, r.limit),
+    'sessions.create': async (r) => (await sessions.create(r)).get_info(),
+    'sessions.get': async (r) => (await s(r.session_id)).get_info(),
+    'sessions.list': (r) => sessions.list(r),
+    'sessions.archive': ({ session_id, ...o }) => sessions.archive(session_id, o),
+    'sessions.archived': () => sessions.archived(),
+    'sessions.clean_archive': () => sessions.clean_archive(),
+    'sessions.remove': (r) => sessions.remove(r.session_id),
+    'sessions.clear_messages': (r) => sessions.clear_messages(r.session_id),
+    'sessions.rename': (r) => sessions.rename(r.session_id, r.title),
+    'sessions.search': ({ query, ...o }) => sessions.search(query, o),
     'settings.get': () => runtime.settings(),
     'settings.set': (r) => settingsChanged(runtime.updateSettings(r)),
     'providers.list': () => ({
@@ -98,10 +104,10 @@ export function createRouter(runtime: Runtime, appInfo: () => AppInfo, host: Hos
       return settingsChanged({ removed: true as const })
     },
     'mcp.tools': (r) => runtime.mcp.toolInfos(r.server_id),
-    'session.messages': (r) => s(r.session_id).messages(r),
-    'session.get_info': (r) => s(r.session_id).info(),
-    'session.subscribe': (r, peer) => {
-      const session = s(r.session_id)
+    'session.messages': ({ session_id, ...o }) => on(session_id, (x) => x.messages(o)),
+    'session.get_info': (r) => on(r.session_id, (x) => x.get_info()),
+    'session.subscribe': async (r, peer) => {
+      const session = await s(r.session_id)
       const mine = subscriptions.get(peer.id) ?? new Map<string, () => void>()
       subscriptions.set(peer.id, mine)
       if (!mine.has(r.session_id))
@@ -116,38 +122,33 @@ export function createRouter(runtime: Runtime, appInfo: () => AppInfo, host: Hos
       subscriptions.get(peer.id)?.delete(r.session_id)
       return { subscribed: false }
     },
-    'session.prompt': (r) => {
-      const { id, command_id } = s(r.session_id).prompt(r.query)
+    'session.prompt': async ({ session_id, query }) => {
+      const { id, command_id } = await (await s(session_id)).prompt({ query })
       return { id, command_id }
     },
-    'session.wait_turn': (r) => s(r.session_id).waitTurn(r.turn_id),
-    'session.status': (r) => s(r.session_id).status(),
-    'session.stop': (r) => s(r.session_id).stop(),
-    'session.interactions': (r) => s(r.session_id).interactions(),
-    'session.respond': (r) => {
-      const { session_id: _sid, ...rest } = r
-      return s(r.session_id).respond(rest)
+    'session.wait_turn': async (r) => (await on(r.session_id, (x) => x.turn(r.turn_id))).finished,
+    'session.turn': async (r) => {
+      const { id, command_id } = await on(r.session_id, (x) => x.turn(r.turn_id))
+      return { id, command_id }
     },
-    'session.steer': (r) => s(r.session_id).steer(r.text),
-    'session.pause': (r) => s(r.session_id).pause(),
-    'session.run': (r) => s(r.session_id).run(r.steering),
-    'session.unqueue': (r) => s(r.session_id).unqueue(r.command_id),
-    'session.set': (r) => {
-      const { session_id: _sid, ...changes } = r
-      return s(r.session_id).set(changes)
-    },
-    'session.compact': (r) => s(r.session_id).compact(),
-    'session.fork': (r) => {
-      const { session_id, ...req } = r
-      return runtime.sessions.fork(session_id, req).info()
-    },
-    'session.head': (r) => s(r.session_id).head(),
-    'session.snapshot': (r) => s(r.session_id).snapshot(),
-    'session.snapshots': (r) => s(r.session_id).snapshots(r.limit ?? 200),
-    'session.syncshot': (r) => s(r.session_id).syncshot(),
-    'session.inspect': (r) => s(r.session_id).inspect(),
-    'session.system': (r) => s(r.session_id).system(),
-    'session.capabilities': (r) => s(r.session_id).capabilities(),
+    'session.status': (r) => on(r.session_id, (x) => x.status()),
+    'session.stop': (r) => on(r.session_id, (x) => x.stop()),
+    'session.interactions': (r) => on(r.session_id, (x) => x.interactions()),
+    'session.respond': ({ session_id, ...req }) => on(session_id, (x) => x.respond(req)),
+    'session.steer': (r) => on(r.session_id, (x) => x.steer(r.text)),
+    'session.pause': (r) => on(r.session_id, (x) => x.pause()),
+    'session.run': ({ session_id, ...o }) => on(session_id, (x) => x.run(o)),
+    'session.unqueue': (r) => on(r.session_id, (x) => x.unqueue(r.command_id)),
+    'session.set': ({ session_id, ...changes }) => on(session_id, (x) => x.set(changes)),
+    'session.compact': (r) => on(r.session_id, (x) => x.compact()),
+    'session.fork': async ({ session_id, ...req }) => (await on(session_id, (x) => x.fork(req))).get_info(),
+    'session.head': (r) => on(r.session_id, (x) => x.head()),
+    'session.snapshot': (r) => on(r.session_id, (x) => x.snapshot()),
+    'session.snapshots': ({ session_id, ...o }) => on(session_id, (x) => x.snapshots(o)),
+    'session.syncshot': (r) => on(r.session_id, (x) => x.syncshot()),
+    'session.inspect': (r) => on(r.session_id, (x) => x.inspect()),
+    'session.system': (r) => on(r.session_id, (x) => x.system()),
+    'session.capabilities': (r) => on(r.session_id, (x) => x.capabilities()),
   }
 
   return {

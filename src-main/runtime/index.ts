@@ -2,20 +2,19 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { homedir, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ArborError } from '../../src-shared/errors'
-import { newId } from '../../src-shared/ids'
-import type { SearchHit, SessionInfo } from '../../src-shared/types'
 import { openStore, type Store } from '../store'
 import { createScriptedModel, SCRIPTED_MODEL_ID } from './models/scripted'
 import type { Model } from './models/types'
 import { McpManager, type McpTimeouts } from './mcp'
 import { ProviderRegistry } from './providers'
 import { FileSecretStore, MemorySecretStore, type SecretStore } from './secrets'
-import { Session } from './session'
+import { SessionRegistry } from './sessions'
+import type { Arbor, Sessions } from '../../src-shared/sdk/api'
+import type { SessionInfoMutation, SessionMutation } from '../../src-shared/types'
 import { ToolRegistry } from './tools'
 import type { AppSettings } from '../../src-shared/contract'
-import type { SecurityMode } from '../../src-shared/types'
 
-export { Session } from './session'
+export type { Session, Sessions, TurnHandle } from '../../src-shared/sdk/api'
 export { PROVIDER_PRESETS } from './providers'
 export type { SecretStore } from './secrets'
 export type { Model } from './models/types'
@@ -35,6 +34,8 @@ export interface RuntimeOptions {
   /** Tests wrap the store to inject failures. */
   wrapStore?: (store: Store) => Store
   log?: (message: string) => void
+  /** A session listener threw. Default: logged. Tests make it fail the test. */
+  onListenerError?: (err: unknown, mutation: SessionMutation) => void
 }
 
 /** The per-user data folder: $ARBOR_DATA_DIR, else the platform's usual place. */
@@ -47,30 +48,13 @@ export function defaultDataDir(): string {
   return join(process.env.XDG_DATA_HOME ?? join(home, '.local', 'share'), 'arbor')
 }
 
-export interface Sessions {
-  create(opts?: { session_id?: string; title?: string }): Session
-  get(session_id: string): Session
-  list(opts?: { archived?: boolean }): SessionInfo[]
-  archive(session_id: string, archived?: boolean): SessionInfo
-  archived(): SessionInfo[]
-  clean_archive(): Promise<{ removed: number }>
-  remove(session_id: string): Promise<{ removed: true }>
-  clear_messages(session_id: string): SessionInfo
-  rename(session_id: string, title: string): SessionInfo
-  search(query: string, limit?: number): SearchHit[]
-  fork(
-    session_id: string,
-    req: { message_id?: string; snapshot_id?: string; operation_id?: string; before?: boolean },
-  ): Session
-}
-
-export interface Runtime {
+export interface Runtime extends Arbor {
+  /** The seed's Sessions API; every call async, sessions obtained, never constructed. */
   sessions: Sessions
   store: Store
   dataDir: string
   models: Model[]
   defaultModel: string
-  /** Called when any session is created, removed or changes state (for sidebars). */
   providers: ProviderRegistry
   mcp: McpManager
   secrets: SecretStore
@@ -78,7 +62,10 @@ export interface Runtime {
   updateSettings(patch: Partial<AppSettings>): AppSettings
   /** Rebuilds the model list after providers change. */
   refreshModels(): void
+  /** Called when a session is created, removed or forked: the list itself changed. */
   onSessionsChanged(listener: () => void): () => void
+  /** Every session's info change (created, changed, removed): session lists follow these. */
+  onSessionInfo(listener: (mutation: SessionInfoMutation) => void): () => void
   close(): Promise<void>
 }
 
@@ -150,160 +137,30 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
       theme: saved.theme ?? 'system',
     }
   }
-  const live = new Map<string, Session>()
-  const changeListeners = new Set<() => void>()
-  let closed = false
-
-  const deps = {
+  const registry = new SessionRegistry({
     store,
     models,
     log,
+    listenerError:
+      options.onListenerError ??
+      ((err, mutation) => log(`A subscriber of ${mutation.session_id} threw: ${String(err)}`)),
     retry: options.retry ?? { attempts: 3, base_delay_ms: 1000, max_delay_ms: 30_000 },
-    toolsFor: async (row: { plugins: string[] }, onNotice: (m: string) => void) => [
-      ...tools.list(),
-      ...(await mcp.toolsFor(row.plugins, onNotice)),
-    ],
-    workspaceFor: (id: string) => join(dataDir, 'workspaces', id),
-    sessionsChanged: () => {
-      for (const l of changeListeners) l()
-    },
-    forget: (id: string) => live.delete(id),
-  }
-
-  const ensureOpen = () => {
-    if (closed) throw new ArborError('unavailable', 'The runtime is closed.')
-  }
-
-  function get(session_id: string): Session {
-    ensureOpen()
-    let s = live.get(session_id)
-    if (!s) {
-      if (!store.getSession(session_id))
-        throw new ArborError('not_found', `Session ${session_id} does not exist (it may have been removed).`)
-      s = new Session(deps, session_id)
-      live.set(session_id, s)
-    }
-    return s
-  }
-
-  const sessions: Sessions = {
-    create(opts = {}) {
-      ensureOpen()
-      const session_id = opts.session_id ?? newId('ses')
-      if (!/^[A-Za-z0-9_-]{1,200}$/.test(session_id))
-        throw new ArborError('invalid_request', 'A session id may only contain letters, digits, "_" and "-".')
-      if (store.sessionIdTaken(session_id))
-        throw new ArborError(
-          'conflict',
-          `The session id ${session_id} is taken (by a live session, or by a removed one whose forks still use its history).`,
-        )
-      const t = Date.now()
-      store.createSession({
-        session_id,
-        title: opts.title?.trim() || 'New chat',
-        created_at: t,
-        updated_at: t,
-        archived: false,
-        removed: false,
-        paused: false,
-        model: settings().default_model,
-        security: settings().default_security as SecurityMode,
-        env: {},
-        plugins: mcp
-          .configs()
-          .filter((c) => c.enabled_by_default)
-          .map((c) => c.server_id),
-        allowed_tools: [],
-        parent_session_id: null,
-        fork_seq: 0,
-        fork_message_id: null,
-        fork_snapshot_id: null,
-        fork_operation_id: null,
-        visible_from_seq: 0,
-        context_from_seq: 0,
-        last_seq: 0,
-        message_count: 0,
-        head_snapshot_id: null,
-      })
-      const s = get(session_id)
-      deps.sessionsChanged()
-      return s
-    },
-    get,
-    list(opts = {}) {
-      ensureOpen()
-      return store.listSessions({ archived: opts.archived ?? false }).map((r) => get(r.session_id).info(r))
-    },
-    archive(session_id, archived = true) {
-      const s = get(session_id)
-      const row = s.row()
-      if (archived && s.busy)
-        throw new ArborError(
-          'busy',
-          'This session has a turn in progress. Stop it before archiving the session.',
-        )
-      if (row.archived !== archived) store.updateSession(session_id, { archived, updated_at: Date.now() })
-      if (!archived) s.resumeQueue()
-      s.changed()
-      return s.info()
-    },
-    archived() {
-      return sessions.list({ archived: true })
-    },
-    async clean_archive() {
-      const rows = store.listSessions({ archived: true })
-      for (const r of rows) await sessions.remove(r.session_id)
-      return { removed: rows.length }
-    },
-    async remove(session_id) {
-      const s = get(session_id)
-      s.row()
-      await s.shutdown('removed')
-      store.removeSession(session_id)
-      live.delete(session_id)
-      deps.sessionsChanged()
-      return { removed: true }
-    },
-    clear_messages(session_id) {
-      const s = get(session_id)
-      const row = s.row()
-      if (row.archived)
-        throw new ArborError('archived', `Session "${row.title}" is archived. Unarchive it first.`)
-      if (s.busy) throw new ArborError('busy', 'A turn is in progress. Stop it before clearing the messages.')
-      // Soft: forks may still inherit these rows, so they are hidden rather than deleted.
-      store.updateSession(session_id, {
-        visible_from_seq: row.last_seq + 1,
-        context_from_seq: row.last_seq + 1,
-        updated_at: Date.now(),
-      })
-      s.changed()
-      return s.info()
-    },
-    rename(session_id, title) {
-      const s = get(session_id)
-      s.row()
-      store.updateSession(session_id, { title: title.trim(), updated_at: Date.now() })
-      s.changed()
-      return s.info()
-    },
-    search(query, limit = 50) {
-      ensureOpen()
-      return store.search(query, limit)
-    },
-    fork(session_id, req) {
-      const parent = get(session_id)
-      const row = parent.fork(req, newId('ses'))
-      const child = get(row.session_id)
-      deps.sessionsChanged()
-      return child
-    },
-  }
-
-  // Recovery: finish what a crash interrupted, re-attach waiting turns, resume queues.
-  for (const session_id of store.recoverableSessions()) get(session_id).recover()
+    toolsFor: async (row, onNotice) => [...tools.list(), ...(await mcp.toolsFor(row.plugins, onNotice))],
+    workspaceFor: (id) => join(dataDir, 'workspaces', id),
+    defaults: () => ({
+      model: settings().default_model,
+      security: settings().default_security,
+      plugins: mcp
+        .configs()
+        .filter((c) => c.enabled_by_default)
+        .map((c) => c.server_id),
+    }),
+  })
+  registry.recover()
+  let closed = false
 
   return {
-    sessions,
+    sessions: registry.api,
     store,
     dataDir,
     get models() {
@@ -327,17 +184,19 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
       return next
     },
     refreshModels,
-    onSessionsChanged(listener) {
-      changeListeners.add(listener)
-      return () => changeListeners.delete(listener)
-    },
+    onSessionsChanged: (listener) => registry.onChanged(listener),
+    onSessionInfo: (listener) => registry.onInfo(listener),
     async close() {
       if (closed) return
       closed = true
-      for (const s of live.values()) await s.shutdown('closing')
-      await mcp.close()
-      store.close()
-      release()
+      try {
+        await registry.close()
+        await mcp.close()
+      } finally {
+        // Whatever failed above, the database is closed and the folder unlocked.
+        store.close()
+        release()
+      }
     },
   }
 }

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs'
 import { ArborError, toErrorShape, type ArborErrorShape } from '../../src-shared/errors'
 import { newId } from '../../src-shared/ids'
 import { MAX_TEXT_CHARS } from '../../src-shared/schemas'
+import { partMutation } from '../../src-shared/types'
 import type {
   InteractionPart,
   MessagePart,
@@ -12,6 +13,7 @@ import type {
   SecurityMode,
   SessionEnv,
   SessionInfo,
+  SessionInfoMutation,
   SessionMessage,
   SessionMutation,
   SessionStatus,
@@ -38,11 +40,13 @@ export interface SessionDeps {
   /** Bounded retries of transient model failures (visible in the transcript). */
   retry: { attempts: number; base_delay_ms: number; max_delay_ms: number }
   workspaceFor(session_id: string): string
-  /** Sessions were created, removed, renamed or changed state: lists need a refresh. */
-  sessionsChanged(): void
+  /** This session's info changed (title, state, queue…): session lists follow these. */
+  infoChanged(mutation: SessionInfoMutation): void
   /** Called when the session was removed, so the runtime forgets it. */
   forget(session_id: string): void
   log(message: string): void
+  /** A subscriber threw while a mutation was published. */
+  listenerError(err: unknown, mutation: SessionMutation): void
 }
 
 const ALWAYS_ALLOWED_KEY = 'always_allowed_tools'
@@ -60,12 +64,27 @@ interface ActiveTurn {
   stopping: boolean
   /** The assistant message being streamed, if any. */
   streaming: SessionMessage | null
+  /** Approvals and questions asked during the streaming step: opened when the step commits. */
+  asks: Array<{ call: ToolCallPart; part: InteractionPart }>
   lastRequest: { system: string; message_count: number; tools: string[] } | null
 }
 
 const now = () => Date.now()
 
-export class Session {
+function activeTurn(turn: TurnRow, needsNewRun: boolean): ActiveTurn {
+  return {
+    turn,
+    abort: new AbortController(),
+    loop: null,
+    needsNewRun,
+    stopping: false,
+    streaming: null,
+    asks: [],
+    lastRequest: null,
+  }
+}
+
+export class SessionCore {
   private readonly listeners = new Set<(m: SessionMutation) => void>()
   private active: ActiveTurn | null = null
   private pumping = false
@@ -73,10 +92,20 @@ export class Session {
   private readonly waiters = new Map<string, Array<(r: TurnResult) => void>>()
   private readonly notices = new Set<string>()
 
-  constructor(
+  private constructor(
     private readonly deps: SessionDeps,
     readonly id: string,
   ) {}
+
+  /** Only the registry opens cores; everybody else is handed the `Session` facade. */
+  static open(deps: SessionDeps, id: string): SessionCore {
+    return new SessionCore(deps, id)
+  }
+
+  /** The info of a session nobody has opened (so no turn of it is live in this process). */
+  static infoOf(deps: SessionDeps, row: SessionRow): SessionInfo {
+    return describe(deps, row, row.paused ? 'paused' : 'idle', queueOf(deps.store, row.session_id), null)
+  }
 
   private get store(): Store {
     return this.deps.store
@@ -101,13 +130,7 @@ export class Session {
   // ---- reading ---------------------------------------------------------------------------
 
   queue(): QueuedCommand[] {
-    return this.store.listCommands(this.id, ['queued']).map((c) => ({
-      command_id: c.command_id,
-      kind: c.kind,
-      summary: summarizeCommand(c),
-      created_at: c.created_at,
-      ...(c.turn_id ? { turn_id: c.turn_id } : {}),
-    }))
+    return queueOf(this.store, this.id)
   }
 
   state(row = this.row()): SessionInfo['state'] {
@@ -119,29 +142,7 @@ export class Session {
   }
 
   info(row = this.row()): SessionInfo {
-    const info: SessionInfo = {
-      session_id: row.session_id,
-      title: row.title,
-      state: this.state(row),
-      model: row.model,
-      security: row.security,
-      env: { ...row.env, workspace: row.env.workspace ?? this.deps.workspaceFor(this.id) },
-      plugins: row.plugins,
-      archived: row.archived,
-      message_count: row.message_count,
-      created_at: row.created_at,
-      updated_at: row.updated_at,
-      queue: this.queue(),
-    }
-    if (row.parent_session_id)
-      info.parent = {
-        parent_session_id: row.parent_session_id,
-        fork_seq: row.fork_seq,
-        snapshot_id: row.fork_snapshot_id ?? '',
-        ...(row.fork_message_id ? { fork_message_id: row.fork_message_id } : {}),
-      }
-    if (this.active) info.current_turn_id = this.active.turn.turn_id
-    return info
+    return describe(this.deps, row, this.state(row), this.queue(), this.active?.turn.turn_id ?? null)
   }
 
   status(): SessionStatus {
@@ -217,31 +218,38 @@ export class Session {
   }
 
   private publish(mutation: SessionMutation): void {
-    for (const l of this.listeners) {
+    for (const l of [...this.listeners]) {
       try {
         l(mutation)
       } catch (err) {
-        this.deps.log(`A subscriber of ${this.id} threw: ${String(err)}`)
+        // One failing listener must not starve the others or the turn; the host decides how
+        // loud to be (tests fail on it).
+        this.deps.listenerError(err, mutation)
       }
     }
   }
 
   private publishInfo(): void {
     if (this.removed) return
-    this.publish({ variant: 'session', session_id: this.id, info: this.info() })
-    this.deps.sessionsChanged()
+    const mutation: SessionInfoMutation = { variant: 'session', session_id: this.id, info: this.info() }
+    this.publish(mutation)
+    this.deps.infoChanged(mutation)
   }
 
   // ---- messages: persist first, then publish ---------------------------------------------
 
-  private append(
-    message: Omit<
-      SessionMessage,
-      'seq' | 'message_id' | 'session_id' | 'revision' | 'created_at' | 'updated_at'
-    >,
-  ): SessionMessage {
+  /** Persists a new message and publishes it. */
+  private append(message: NewMessage): SessionMessage {
+    const saved = this.insert(message)
+    this.publishMessage(saved)
+    return saved
+  }
+
+  /** Persists a new message without publishing it: for writes that belong to a larger
+   *  transaction, whose messages are published once it has committed. */
+  private insert(message: NewMessage): SessionMessage {
     const t = now()
-    const saved = this.store.insertMessage({
+    return this.store.insertMessage({
       message_id: newId('msg'),
       session_id: this.id,
       revision: 1,
@@ -249,8 +257,10 @@ export class Session {
       updated_at: t,
       ...message,
     })
-    this.publish({ variant: 'message', session_id: this.id, message: saved })
-    return saved
+  }
+
+  private publishMessage(message: SessionMessage): void {
+    this.publish({ variant: 'message', session_id: this.id, message: structuredClone(message) })
   }
 
   /** Bumps the revision, persists, then publishes the whole message (or one part of it). */
@@ -264,14 +274,7 @@ export class Session {
 
   /** A part snapshot at the message's current revision (the message is already persisted). */
   private publishPart(message: SessionMessage, part: MessagePart): void {
-    this.publish({
-      variant: 'part',
-      session_id: this.id,
-      message_id: message.message_id,
-      revision: message.revision,
-      type: part.type,
-      part: structuredClone(part),
-    })
+    this.publish(partMutation(this.id, message.message_id, message.revision, structuredClone(part)))
   }
 
   /** The messages of one turn, newest first (a turn's messages are among the latest 200). */
@@ -286,14 +289,7 @@ export class Session {
     turn_id?: string,
     error_code?: string,
   ) {
-    return this.append({
-      role,
-      kind,
-      status: 'complete',
-      parts: [{ type: 'text', part_id: newId('prt'), text }],
-      ...(turn_id ? { turn_id } : {}),
-      ...(error_code ? { error_code } : {}),
-    })
+    return this.append(textOf(role, kind, text, turn_id, error_code))
   }
 
   // ---- the FIFO --------------------------------------------------------------------------
@@ -451,68 +447,31 @@ export class Session {
     this.store.setCommandStatus(cmd.command_id, 'active')
     const turn_id = this.active?.turn.turn_id
     try {
-      const actions: string[] = []
-      if (cmd.kind === 'set') {
-        const p = cmd.payload as {
-          model?: string
-          security?: SecurityMode
-          env?: SessionEnv
-          plugins?: string[]
-        }
-        const row = this.row()
-        const patch: Partial<SessionRow> = {}
-        if (p.model !== undefined && p.model !== row.model) {
-          patch.model = p.model
-          actions.push(`Model changed to ${this.deps.models.get(p.model)?.label ?? p.model}`)
-        }
-        if (p.security !== undefined && p.security !== row.security) {
-          patch.security = p.security
-          actions.push(`Approval mode changed to ${securityLabel(p.security)}`)
-        }
-        if (p.env !== undefined) {
-          patch.env = { ...row.env, ...p.env }
-          if (p.env.workspace) mkdirSync(p.env.workspace, { recursive: true })
-          actions.push(`Environment updated${p.env.workspace ? `: workspace ${p.env.workspace}` : ''}`)
-        }
-        if (p.plugins !== undefined) {
-          patch.plugins = p.plugins
-          actions.push(`Plugins set to ${p.plugins.length ? p.plugins.join(', ') : 'none'}`)
-        }
-        if (Object.keys(patch).length) this.store.updateSession(this.id, { ...patch, updated_at: now() })
-      } else if (cmd.kind === 'compact') {
-        const row = this.row()
-        const history = this.store.contextMessages(this.id, row.context_from_seq)
-        const model = this.model(row)
-        const summaryText = await model.summarize(buildModelMessages(history), signal)
-        const summary = this.append({
-          role: 'system',
-          kind: 'summary',
-          status: 'complete',
-          parts: [{ type: 'text', part_id: newId('prt'), text: summaryText }],
-          ...(turn_id ? { turn_id } : {}),
+      // Everything slow (the model's summary) happens first; then the change, its messages and
+      // the command's completion commit together, so a crash re-applies all of it or none.
+      const plan = await this.planCommand(cmd, signal)
+      const commit = (withActions: boolean) =>
+        this.store.transaction(() => {
+          const written = plan.apply()
+          if (withActions)
+            for (const a of plan.actions) written.push(this.insert(textOf('system', 'action', a, turn_id)))
+          this.store.setCommandStatus(cmd.command_id, 'done')
+          return written
         })
-        this.store.updateSession(this.id, { context_from_seq: summary.seq, updated_at: now() })
-        actions.push(`Compacted ${history.length} messages into a summary`)
-      } else if (cmd.kind === 'steer') {
-        const text = String(cmd.payload.text)
-        this.append({
-          role: 'user',
-          kind: 'steer',
-          status: 'complete',
-          parts: [{ type: 'text', part_id: newId('prt'), text }],
-          ...(turn_id ? { turn_id } : {}),
-        })
-      }
-      this.store.setCommandStatus(cmd.command_id, 'done')
+      let written: SessionMessage[]
       try {
-        for (const a of actions) this.textMessage('system', 'action', a, turn_id)
+        written = commit(true)
       } catch (err) {
-        // The change stands; only its record failed. Say so in the log, publish no success.
+        if (plan.actions.length === 0) throw err
+        // The Action message could not be recorded: the change still happens (in one
+        // transaction of its own), but no success is published for it.
+        commit(false)
         this.deps.log(
           `Session ${this.id}: could not record the Action message (${String(err)}); the change stays.`,
         )
         return
       }
+      for (const m of written) this.publishMessage(m)
       this.checkpoint(cmd.kind === 'steer' ? 'steer' : 'command')
       this.publishInfo()
     } catch (err) {
@@ -520,7 +479,7 @@ export class Session {
       const aborted = err instanceof Error && err.name === 'AbortError'
       this.store.setCommandStatus(cmd.command_id, aborted ? 'queued' : 'done')
       this.deps.log(`Session ${this.id}: command ${cmd.kind} failed: ${String(err)}`)
-      if (!(err instanceof Error && err.name === 'AbortError'))
+      if (!aborted)
         this.textMessage(
           'system',
           'error',
@@ -530,6 +489,63 @@ export class Session {
         )
       this.publishInfo()
     }
+  }
+
+  /**
+   * What a set / compact / steer will change, worked out before anything is written: `apply`
+   * performs the domain change (inside the caller's transaction) and returns the messages it
+   * wrote; `actions` are the Action lines recorded with it.
+   */
+  private async planCommand(
+    cmd: CommandRow,
+    signal: AbortSignal,
+  ): Promise<{ apply: () => SessionMessage[]; actions: string[] }> {
+    const turn_id = this.active?.turn.turn_id
+    const row = this.row()
+    if (cmd.kind === 'set') {
+      const p = cmd.payload as SetPayload
+      const patch: Partial<SessionRow> = {}
+      const actions: string[] = []
+      if (p.model !== undefined && p.model !== row.model) {
+        patch.model = p.model
+        actions.push(`Model changed to ${this.deps.models.get(p.model)?.label ?? p.model}`)
+      }
+      if (p.security !== undefined && p.security !== row.security) {
+        patch.security = p.security
+        actions.push(`Approval mode changed to ${securityLabel(p.security)}`)
+      }
+      if (p.env !== undefined) {
+        patch.env = { ...row.env, ...p.env }
+        if (p.env.workspace) mkdirSync(p.env.workspace, { recursive: true })
+        actions.push(`Environment updated${p.env.workspace ? `: workspace ${p.env.workspace}` : ''}`)
+      }
+      if (p.plugins !== undefined) {
+        patch.plugins = p.plugins
+        actions.push(`Plugins set to ${p.plugins.length ? p.plugins.join(', ') : 'none'}`)
+      }
+      return {
+        actions,
+        apply: () => {
+          if (Object.keys(patch).length) this.store.updateSession(this.id, { ...patch, updated_at: now() })
+          return []
+        },
+      }
+    }
+    if (cmd.kind === 'compact') {
+      const history = this.store.contextMessages(this.id, row.context_from_seq)
+      const summaryText = await this.model(row).summarize(buildModelMessages(history), signal)
+      if (signal.aborted) throw abortError()
+      return {
+        actions: [`Compacted ${history.length} messages into a summary`],
+        apply: () => {
+          const summary = this.insert(textOf('system', 'summary', summaryText, turn_id))
+          this.store.updateSession(this.id, { context_from_seq: summary.seq, updated_at: now() })
+          return [summary]
+        },
+      }
+    }
+    const text = String(cmd.payload.text)
+    return { actions: [], apply: () => [this.insert(textOf('user', 'steer', text, turn_id))] }
   }
 
   // ---- turns -----------------------------------------------------------------------------
@@ -566,23 +582,18 @@ export class Session {
     const turn = this.store.getTurn(cmd.turn_id!)!
     const run_id = newId('run')
     Object.assign(turn, { status: 'running', run_id, runs: [...turn.runs, run_id], updated_at: now() })
-    this.store.transaction(() => {
+    // The user message is persisted when its turn starts (so history reads in execution order),
+    // in the same transaction that marks the turn running: a crash leaves both or neither.
+    const query = String(cmd.payload.query)
+    const user = this.store.transaction(() => {
       this.store.setCommandStatus(cmd.command_id, 'active')
       this.store.saveTurn(turn)
+      const m = this.insert(textOf('user', 'text', query, turn.turn_id))
+      this.autoTitle(query)
+      return m
     })
-    this.active = {
-      turn,
-      abort: new AbortController(),
-      loop: null,
-      needsNewRun: false,
-      stopping: false,
-      streaming: null,
-      lastRequest: null,
-    }
-    // The user message is persisted when its turn starts, so history reads in execution order.
-    const query = String(cmd.payload.query)
-    this.textMessage('user', 'text', query, turn.turn_id)
-    this.autoTitle(query)
+    this.active = activeTurn(turn, false)
+    this.publishMessage(user)
     this.publishInfo()
     this.active.loop = this.drive(this.active)
   }
@@ -602,8 +613,21 @@ export class Session {
     if (title) this.store.updateSession(this.id, { title })
   }
 
-  /** The turn loop: checkpoint → (tools | model step) → … until a step ends without tool calls. */
+  /**
+   * Runs the turn loop. It never rejects: nobody awaits a running turn but `stop()` and close,
+   * and a failure the turn itself could not record (the store refusing writes) is logged; the
+   * turn's durable state is then what recovery finds.
+   */
   private async drive(a: ActiveTurn): Promise<void> {
+    try {
+      await this.loop(a)
+    } catch (err) {
+      this.deps.log(`Session ${this.id}: turn ${a.turn.turn_id} could not record its end: ${String(err)}`)
+    }
+  }
+
+  /** The turn loop: checkpoint → (tools | model step) → … until a step ends without tool calls. */
+  private async loop(a: ActiveTurn): Promise<void> {
     try {
       for (;;) {
         await this.applyCheckpointCommands(a.abort.signal)
@@ -711,6 +735,7 @@ export class Session {
       session_id: this.id,
       store: this.store,
       publish: (m) => this.publish(m),
+      log: (m) => this.deps.log(`Session ${this.id}: ${m}`),
       open: () => {
         const m = this.append({
           role: 'assistant',
@@ -759,15 +784,12 @@ export class Session {
       }
       if (a.abort.signal.aborted) throw abortError()
       const m = writer.message
-      if (m) {
-        m.status = 'complete'
-        this.save(m)
-      }
+      this.commitStep(a, m)
       a.streaming = null
-      this.store.saveTurn(a.turn)
       this.checkpoint('step', a.turn.turn_id, a.turn.steps)
       return m !== null
     } catch (err) {
+      a.asks = []
       const m = writer.message
       if (m) {
         // Partial output stays: cancelled by stop(), interrupted by a closing runtime, or kept as
@@ -795,11 +817,17 @@ export class Session {
     const decision = decide(call, tools.get(call.name), (tool) =>
       this.autoApproved(row, tool.name, tool.read_only),
     )
+    if (decision.kind === 'ask') {
+      // Asked only once the step commits, together with the turn's move to `waiting`: an
+      // approval the user has seen is always one that recovery keeps waiting.
+      call.input = decision.input
+      a.asks.push({ call, part: this.interactionFor(call, decision.interaction) })
+      return
+    }
     if (decision.kind === 'error') Object.assign(call, { status: 'error', error: decision.error })
     else {
       call.input = decision.input
-      if (decision.kind === 'run') call.status = 'approved'
-      else this.createInteraction(a, msg, call, decision.interaction)
+      call.status = 'approved'
     }
     this.store.updateMessage(msg)
     writer.publishPart(call)
@@ -816,14 +844,11 @@ export class Session {
     return JSON.parse(this.store.getSetting(ALWAYS_ALLOWED_KEY) ?? '[]') as string[]
   }
 
-  private createInteraction(
-    a: ActiveTurn,
-    msg: SessionMessage,
+  private interactionFor(
     call: ToolCallPart,
     extra: Pick<InteractionPart, 'kind' | 'description' | 'question'>,
-  ): void {
-    const t = now()
-    const part: InteractionPart = {
+  ): InteractionPart {
+    return {
       type: 'interaction',
       part_id: newId('prt'),
       interaction_id: newId('int'),
@@ -833,23 +858,46 @@ export class Session {
       input: call.input,
       ...extra,
     }
-    call.status = 'pending_approval'
-    call.interaction_id = part.interaction_id
-    msg.parts.push(part)
+  }
+
+  /**
+   * Ends a step: the assistant message complete, the asks of the step opened (interaction rows,
+   * interaction parts, their calls pending) and the turn `waiting` if anything was asked — all
+   * in one transaction — then published.
+   */
+  private commitStep(a: ActiveTurn, m: SessionMessage | null): void {
+    const asks = a.asks.splice(0)
+    const t = now()
+    if (m) {
+      m.status = 'complete'
+      for (const { call, part } of asks) {
+        call.status = 'pending_approval'
+        call.interaction_id = part.interaction_id
+        m.parts.push(part)
+      }
+      m.revision += 1
+      m.updated_at = t
+    }
+    if (asks.length) a.turn.status = 'waiting'
+    a.turn.updated_at = t
     this.store.transaction(() => {
-      this.store.updateMessage(msg)
-      this.store.saveInteraction({
-        interaction_id: part.interaction_id,
-        session_id: this.id,
-        turn_id: a.turn.turn_id,
-        message_id: msg.message_id,
-        status: 'pending',
-        part,
-        created_at: t,
-        updated_at: t,
-      })
+      if (m) this.store.updateMessage(m)
+      for (const { part } of asks)
+        this.store.saveInteraction({
+          interaction_id: part.interaction_id,
+          session_id: this.id,
+          turn_id: a.turn.turn_id,
+          message_id: m!.message_id,
+          status: 'pending',
+          part,
+          created_at: t,
+          updated_at: t,
+        })
+      this.store.saveTurn(a.turn)
     })
-    this.publishPart(msg, part)
+    if (m) this.publishMessage(m)
+    for (const { part } of asks) this.publishPart(m!, part)
+    if (asks.length) this.publishInfo()
   }
 
   /** Runs the approved calls of a step in order. Returns true while approvals are pending. */
@@ -1029,8 +1077,15 @@ export class Session {
       a.turn.turn_id === rec.turn_id &&
       a.turn.status === 'waiting' &&
       this.pendingOf(a.turn.turn_id) === 0
-    )
-      this.resume(a)
+    ) {
+      // The answer is committed: the caller hears success even if resuming fails now; a
+      // waiting turn whose interactions are all answered resumes at the next start.
+      try {
+        this.resume(a)
+      } catch (err) {
+        this.deps.log(`Session ${this.id}: could not resume turn ${a.turn.turn_id}: ${String(err)}`)
+      }
+    }
     return { interaction_id: rec.interaction_id, status: updated.status }
   }
 
@@ -1057,7 +1112,9 @@ export class Session {
       a.needsNewRun = false
     }
     this.setTurnStatus(a, 'running')
-    a.loop = this.drive(a)
+    // An answer can arrive while the step that asked is still committing: its loop is still
+    // running and will find the answer at its next boundary, so it must not get a second one.
+    a.loop ??= this.drive(a)
   }
 
   async stop(): Promise<{ stopped: boolean; turn_id?: string }> {
@@ -1101,11 +1158,6 @@ export class Session {
       for (const call of changed) call.status = 'cancelled'
       this.save(msg, changed)
     }
-  }
-
-  /** Runs the queue again (after unarchive). */
-  resumeQueue(): void {
-    void this.pump()
   }
 
   pause(): Receipt {
@@ -1378,16 +1430,7 @@ export class Session {
     }
     for (const turn of this.store.listTurns(this.id, ['running', 'waiting', 'paused'])) {
       if (turn.status === 'running') this.interrupt(turn)
-      else if (!this.active)
-        this.active = {
-          turn,
-          abort: new AbortController(),
-          loop: null,
-          needsNewRun: true,
-          stopping: false,
-          streaming: null,
-          lastRequest: null,
-        }
+      else if (!this.active) this.active = activeTurn(turn, true)
       else this.interrupt(turn)
     }
     // A waiting turn whose interactions were all answered just before the crash resumes now.
@@ -1397,6 +1440,12 @@ export class Session {
   }
 
   private interrupt(turn: TurnRow): void {
+    // One transaction: the interrupted error message and the turn's end commit together, so a
+    // crash during recovery never leaves the turn running with an error already written.
+    this.store.transaction(() => this.interruptTx(turn))
+  }
+
+  private interruptTx(turn: TurnRow): void {
     for (const m of this.turnMessages(turn.turn_id)) {
       let changed = m.status === 'streaming'
       if (changed) m.status = 'interrupted'
@@ -1432,12 +1481,10 @@ export class Session {
       message:
         'This turn was interrupted because Arbor stopped while it was running. Its partial output is kept; send the prompt again to retry.',
     }
-    this.textMessage('assistant', 'error', error.message, turn.turn_id, 'interrupted')
+    this.insert(textOf('assistant', 'error', error.message, turn.turn_id, 'interrupted'))
     const result: TurnResult = { success: false, error }
-    this.store.transaction(() => {
-      this.store.saveTurn({ ...turn, status: 'interrupted', result, updated_at: now() })
-      if (turn.command_id) this.store.setCommandStatus(turn.command_id, 'done')
-    })
+    this.store.saveTurn({ ...turn, status: 'interrupted', result, updated_at: now() })
+    if (turn.command_id) this.store.setCommandStatus(turn.command_id, 'done')
   }
 
   /** Ends everything in flight (used by remove and runtime close). */
@@ -1455,7 +1502,9 @@ export class Session {
       }
       for (const id of [...this.waiters.keys()]) this.resolveWaiters(id, result)
       this.active = null
-      this.publish({ variant: 'session', session_id: this.id, info: null, removed: true })
+      const gone: SessionInfoMutation = { variant: 'session', session_id: this.id, info: null, removed: true }
+      this.publish(gone)
+      this.deps.infoChanged(gone)
       this.listeners.clear()
       return
     }
@@ -1466,14 +1515,123 @@ export class Session {
     }
   }
 
-  /** Notifies subscribers that the session was changed from outside (rename, archive, clear). */
-  changed(): void {
+  setArchived(archived: boolean): SessionInfo {
+    const row = this.row()
+    if (archived && this.busy)
+      throw new ArborError(
+        'busy',
+        'This session has a turn in progress. Stop it before archiving the session.',
+      )
+    if (row.archived !== archived) this.store.updateSession(this.id, { archived, updated_at: now() })
+    if (!archived) void this.pump()
     this.publishInfo()
+    return this.info()
+  }
+
+  clearMessages(): SessionInfo {
+    const row = this.row()
+    if (row.archived)
+      throw new ArborError('archived', `Session "${row.title}" is archived. Unarchive it first.`)
+    if (this.busy)
+      throw new ArborError('busy', 'A turn is in progress. Stop it before clearing the messages.')
+    // Soft: forks may still inherit these rows, so they are hidden rather than deleted.
+    this.store.updateSession(this.id, {
+      visible_from_seq: row.last_seq + 1,
+      context_from_seq: row.last_seq + 1,
+      updated_at: now(),
+    })
+    this.publishInfo()
+    return this.info()
+  }
+
+  rename(title: string): SessionInfo {
+    this.row()
+    if (typeof title !== 'string' || !title.trim())
+      throw new ArborError('invalid_request', 'A title must not be empty.')
+    this.store.updateSession(this.id, { title: title.trim().slice(0, 200), updated_at: now() })
+    this.publishInfo()
+    return this.info()
+  }
+
+  /** The handle of a turn of this session, started earlier (finished resolves once it ends). */
+  turnHandle(turn_id: string): { id: string; command_id: string; finished: Promise<TurnResult> } {
+    this.row()
+    const turn = this.store.getTurn(turn_id)
+    if (!turn || turn.session_id !== this.id)
+      throw new ArborError('not_found', `No turn ${turn_id} in session ${this.id}.`)
+    return { id: turn_id, command_id: turn.command_id ?? '', finished: this.waitTurn(turn_id) }
   }
 
   get busy(): boolean {
     return this.active !== null
   }
+}
+
+type NewMessage = Omit<
+  SessionMessage,
+  'seq' | 'message_id' | 'session_id' | 'revision' | 'created_at' | 'updated_at'
+>
+
+type SetPayload = { model?: string; security?: SecurityMode; env?: SessionEnv; plugins?: string[] }
+
+/** A complete one-part text message (user prompt, Action line, error, summary, note). */
+function textOf(
+  role: SessionMessage['role'],
+  kind: SessionMessage['kind'],
+  text: string,
+  turn_id?: string,
+  error_code?: string,
+): NewMessage {
+  return {
+    role,
+    kind,
+    status: 'complete',
+    parts: [{ type: 'text', part_id: newId('prt'), text }],
+    ...(turn_id ? { turn_id } : {}),
+    ...(error_code ? { error_code } : {}),
+  }
+}
+
+function queueOf(store: Store, session_id: string): QueuedCommand[] {
+  return store.listCommands(session_id, ['queued']).map((c) => ({
+    command_id: c.command_id,
+    kind: c.kind,
+    summary: summarizeCommand(c),
+    created_at: c.created_at,
+    ...(c.turn_id ? { turn_id: c.turn_id } : {}),
+  }))
+}
+
+function describe(
+  deps: SessionDeps,
+  row: SessionRow,
+  state: SessionInfo['state'],
+  queue: QueuedCommand[],
+  current_turn_id: string | null,
+): SessionInfo {
+  const info: SessionInfo = {
+    session_id: row.session_id,
+    title: row.title,
+    state,
+    model: row.model,
+    security: row.security,
+    env: { ...row.env, workspace: row.env.workspace ?? deps.workspaceFor(row.session_id) },
+    plugins: row.plugins,
+    archived: row.archived,
+    message_count: row.message_count,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    queue,
+  }
+  if (row.parent_session_id)
+    info.parent = {
+      parent_session_id: row.parent_session_id,
+      fork_seq: row.fork_seq,
+      snapshot_id: row.fork_snapshot_id ?? '',
+      ...(row.fork_message_id ? { fork_message_id: row.fork_message_id } : {}),
+    }
+  if (current_turn_id) info.current_turn_id = current_turn_id
+  return info
 }
 
 /** The runtime checks its own inputs too: not every caller comes through the router's schemas. */

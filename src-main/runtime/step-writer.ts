@@ -1,5 +1,11 @@
 import { newId } from '../../src-shared/ids'
-import type { MessagePart, SessionMessage, SessionMutation, ToolCallPart } from '../../src-shared/types'
+import {
+  partMutation,
+  type MessagePart,
+  type SessionMessage,
+  type SessionMutation,
+  type ToolCallPart,
+} from '../../src-shared/types'
 import type { Store } from '../store'
 
 /** Streamed text reaches the store at least this often, so a crash loses less than this. */
@@ -11,6 +17,8 @@ export interface StepWriterIo {
   /** Persists a new (streaming) assistant message and publishes it. */
   open(): SessionMessage
   publish(mutation: SessionMutation): void
+  /** A timed flush failed (it runs on a timer, so nobody else would hear of it). */
+  log(message: string): void
 }
 
 /**
@@ -29,9 +37,13 @@ export class StepWriter {
   }
 
   private flush(): void {
-    if (this.message && this.dirty) {
+    if (!this.message || !this.dirty) return
+    try {
       this.io.store.updateMessage(this.message)
       this.dirty = false
+    } catch (err) {
+      // Still dirty: the next flush, or the step's final commit, writes it.
+      this.io.log(`Could not save the streaming reply: ${String(err)}`)
     }
   }
 
@@ -50,14 +62,7 @@ export class StepWriter {
 
   publishPart(part: MessagePart): void {
     const m = this.ensure()
-    this.io.publish({
-      variant: 'part',
-      session_id: this.io.session_id,
-      message_id: m.message_id,
-      revision: m.revision,
-      type: part.type,
-      part: structuredClone(part),
-    })
+    this.io.publish(partMutation(this.io.session_id, m.message_id, m.revision, structuredClone(part)))
   }
 
   private delta(part_id: string, field: 'text' | 'input', offset: number, text: string): void {

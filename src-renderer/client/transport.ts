@@ -1,6 +1,6 @@
 import type { ArborTransport } from '../../src-shared/contract'
 import { createWorkerSocket } from './worker-socket'
-import { createWsTransport } from './ws'
+import { createWsTransport } from '../../src-shared/sdk/ws'
 
 declare global {
   interface Window {

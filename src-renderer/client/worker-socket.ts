@@ -1,5 +1,5 @@
 import type { FromWorker, ToWorker } from './socket-worker'
-import type { SocketLike } from './ws'
+import type { SocketLike } from '../../src-shared/sdk/ws'
 
 const OPEN = 1
 const CLOSED = 3

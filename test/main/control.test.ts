@@ -15,127 +15,129 @@ import {
 } from './helpers'
 
 const write = (path: string, content = 'hi') => `/tool write_file ${JSON.stringify({ path, content })}`
-const workspace = (s: Session) => s.info().env.workspace!
-const assistantReplies = (s: Session, turn_id: string) =>
-  allMessages(s).filter((m) => m.turn_id === turn_id && m.role === 'assistant' && m.kind === 'text')
+const workspace = async (s: Session) => (await s.get_info()).env.workspace!
+const assistantReplies = async (s: Session, turn_id: string) =>
+  (await allMessages(s)).filter((m) => m.turn_id === turn_id && m.role === 'assistant' && m.kind === 'text')
 const sawState = (state: string) => (seen: SessionMutation[]) =>
   seen.some((m) => m.variant === 'session' && m.info?.state === state)
 
 describe('pause and run', () => {
   it('pausing while a turn waits for approval: approving does not call the model again until run()', async () => {
     const rt = sqliteRuntime()
-    const s = rt.sessions.create()
+    const s = await rt.sessions.create()
     const rec = record(s)
-    const turn = s.prompt(write('a.txt', 'paused write'))
+    const turn = await s.prompt({ query: write('a.txt', 'paused write') })
     const part = await nextPendingInteraction(rec)
-    await eventually(() => s.status().state === 'waiting', 'the turn to wait')
+    await eventually(async () => (await s.status()).state === 'waiting', 'the turn to wait')
 
-    expect(s.pause()).toMatchObject({ status: 'paused' })
-    s.respond({ interaction_id: part.interaction_id, decision: 'approve' })
-    await eventually(() => s.status().state === 'paused', 'the turn to halt')
+    expect(await s.pause()).toMatchObject({ status: 'paused' })
+    await s.respond({ interaction_id: part.interaction_id, decision: 'approve' })
+    await eventually(async () => (await s.status()).state === 'paused', 'the turn to halt')
     expect(rt.store.getTurn(turn.id)!.status).toBe('paused')
-    expect(assistantReplies(s, turn.id)).toHaveLength(1) // no further model step
+    expect(await assistantReplies(s, turn.id)).toHaveLength(1) // no further model step
     expect(rt.store.getInteraction(part.interaction_id)!.status).toBe('approved')
 
-    expect(s.run()).toMatchObject({ status: 'running' })
+    expect(await s.run()).toMatchObject({ status: 'running' })
     expect(await turn.finished).toEqual({ success: true })
-    expect(readFileSync(join(workspace(s), 'a.txt'), 'utf8')).toBe('paused write')
-    expect(assistantReplies(s, turn.id)).toHaveLength(2)
-    expect(s.status().state).toBe('idle')
+    expect(readFileSync(join(await workspace(s), 'a.txt'), 'utf8')).toBe('paused write')
+    expect(await assistantReplies(s, turn.id)).toHaveLength(2)
+    expect((await s.status()).state).toBe('idle')
   })
 
   it("pausing a running step answers 'pausing', then halts at the step boundary", async () => {
     const rt = sqliteRuntime()
-    const s = rt.sessions.create()
-    s.set({ security: 'auto' })
+    const s = await rt.sessions.create()
+    await s.set({ security: 'auto' })
     const rec = record(s)
-    const turn = s.prompt(write('b.txt', 'x'.repeat(400))) // the tool input streams for a while
+    const turn = await s.prompt({ query: write('b.txt', 'x'.repeat(400)) }) // the tool input streams for a while
     await rec.until((seen) => seen.some((m) => m.variant === 'delta' && m.field === 'input'))
-    expect(s.pause()).toMatchObject({ status: 'pausing' })
+    expect(await s.pause()).toMatchObject({ status: 'pausing' })
     await rec.until(sawState('paused'))
     // The step that was running finished; the tool call it made waits for run().
-    expect(toolCalls(s)[0]!.status).toBe('approved')
-    expect(existsSync(join(workspace(s), 'b.txt'))).toBe(false)
-    s.run()
+    expect((await toolCalls(s))[0]!.status).toBe('approved')
+    expect(existsSync(join(await workspace(s), 'b.txt'))).toBe(false)
+    await s.run()
     expect(await turn.finished).toEqual({ success: true })
-    expect(toolCalls(s)[0]!.status).toBe('done')
+    expect((await toolCalls(s))[0]!.status).toBe('done')
   })
 
   it('a paused session stays paused across a restart, queued prompts included, until run()', async () => {
     const first = sqliteRuntime()
-    const s = first.sessions.create()
-    s.set({ security: 'auto' })
+    const s = await first.sessions.create()
+    await s.set({ security: 'auto' })
     const rec = record(s)
-    const turn = s.prompt(write('c.txt', 'y'.repeat(400)))
-    const queued = s.prompt('queued while paused')
+    const [turn, queued] = await Promise.all([
+      s.prompt({ query: write('c.txt', 'y'.repeat(400)) }),
+      s.prompt({ query: 'queued while paused' }),
+    ])
     await rec.until((seen) => seen.some((m) => m.variant === 'delta' && m.field === 'input'))
-    s.pause()
+    await s.pause()
     await rec.until(sawState('paused'))
     await first.close()
 
     const second = sqliteRuntime({ dataDir: first.dataDir })
-    const again = second.sessions.get(s.id)
-    expect(again.status()).toMatchObject({ state: 'paused', queue_length: 1, current_turn_id: turn.id })
-    expect(again.inspect().lifecycle).toMatchObject({ state: 'paused', paused: true })
-    expect(existsSync(join(workspace(again), 'c.txt'))).toBe(false)
+    const again = await second.sessions.get(s.session_id)
+    expect(await again.status()).toMatchObject({ state: 'paused', queue_length: 1, current_turn_id: turn.id })
+    expect((await again.inspect()).lifecycle).toMatchObject({ state: 'paused', paused: true })
+    expect(existsSync(join(await workspace(again), 'c.txt'))).toBe(false)
 
-    expect(again.run()).toMatchObject({ status: 'running' })
-    expect(await again.waitTurn(turn.id)).toEqual({ success: true })
-    expect(await again.waitTurn(queued.id)).toEqual({ success: true })
-    expect(existsSync(join(workspace(again), 'c.txt'))).toBe(true)
+    expect(await again.run()).toMatchObject({ status: 'running' })
+    expect(await (await again.turn(turn.id)).finished).toEqual({ success: true })
+    expect(await (await again.turn(queued.id)).finished).toEqual({ success: true })
+    expect(existsSync(join(await workspace(again), 'c.txt'))).toBe(true)
     // Resumed in another process: the same turn, a second run.
-    const t = again.inspect().work_graph.turns.find((x) => x.turn_id === turn.id)!
+    const t = (await again.inspect()).work_graph.turns.find((x) => x.turn_id === turn.id)!
     expect(t.runs).toHaveLength(2)
   })
 
   it('pausing an idle session holds the queue; run({ steering }) resumes with the note shown to the model', async () => {
     const rt = sqliteRuntime()
-    const s = rt.sessions.create()
-    expect(s.pause()).toMatchObject({ status: 'paused' })
-    const turn = s.prompt('hello')
-    expect(s.status()).toMatchObject({ state: 'paused', queue_length: 1 })
-    const receipt = s.run('be terse')
+    const s = await rt.sessions.create()
+    expect(await s.pause()).toMatchObject({ status: 'paused' })
+    const turn = await s.prompt({ query: 'hello' })
+    expect(await s.status()).toMatchObject({ state: 'paused', queue_length: 1 })
+    const receipt = await s.run({ steering: 'be terse' })
     expect(receipt).toMatchObject({ status: 'running', command_id: expect.stringMatching(/^cmd_/) })
     expect(await turn.finished).toEqual({ success: true })
-    expect(allMessages(s).map((m) => `${m.role}/${m.kind}`)).toContain('user/steer')
+    expect((await allMessages(s)).map((m) => `${m.role}/${m.kind}`)).toContain('user/steer')
   })
 })
 
 describe('steer', () => {
   it('a steer sent while a turn waits is persisted and shown to the model at the next step', async () => {
     const rt = sqliteRuntime()
-    const s = rt.sessions.create()
+    const s = await rt.sessions.create()
     const rec = record(s)
-    const turn = s.prompt(write('a.txt'))
+    const turn = await s.prompt({ query: write('a.txt') })
     const part = await nextPendingInteraction(rec)
-    await eventually(() => s.status().state === 'waiting', 'the turn to wait')
+    await eventually(async () => (await s.status()).state === 'waiting', 'the turn to wait')
 
-    const receipt = s.steer('use the blue palette')
+    const receipt = await s.steer('use the blue palette')
     expect(receipt).toMatchObject({ status: 'queued', command_id: expect.stringMatching(/^cmd_/) })
     expect(receipt.detail).toMatch(/next step checkpoint/)
     // Durable at once, as a queued command.
     expect(rt.store.getCommand(receipt.command_id!)).toMatchObject({ kind: 'steer', status: 'queued' })
 
-    s.respond({ interaction_id: part.interaction_id, decision: 'approve' })
+    await s.respond({ interaction_id: part.interaction_id, decision: 'approve' })
     expect(await turn.finished).toEqual({ success: true })
-    const steer = allMessages(s).find((m) => m.kind === 'steer')!
+    const steer = (await allMessages(s)).find((m) => m.kind === 'steer')!
     expect(steer).toMatchObject({ role: 'user', turn_id: turn.id })
     expect(textOf(steer)).toBe('use the blue palette')
-    const last = assistantReplies(s, turn.id).at(-1)!
+    const last = (await assistantReplies(s, turn.id)).at(-1)!
     expect(last.seq).toBeGreaterThan(steer.seq)
     expect(textOf(last)).toContain('Understood — I will follow your steering note')
   })
 
   it('a steer sent during the last step of a turn still reaches the model in that turn', async () => {
     const rt = sqliteRuntime()
-    const s = rt.sessions.create()
+    const s = await rt.sessions.create()
     const rec = record(s)
-    const turn = s.prompt('/stream 40 5')
+    const turn = await s.prompt({ query: '/stream 40 5' })
     await rec.until((seen) => seen.some((m) => m.variant === 'delta'))
-    const receipt = s.steer('wrap it up')
+    const receipt = await s.steer('wrap it up')
     expect(receipt.detail).toMatch(/running turn/)
     expect(await turn.finished).toEqual({ success: true })
-    const replies = assistantReplies(s, turn.id)
+    const replies = await assistantReplies(s, turn.id)
     expect(replies).toHaveLength(2)
     expect(textOf(replies[1]!)).toContain('Understood — I will follow your steering note')
     expect(textOf(replies[1]!)).toContain('wrap it up')
@@ -145,16 +147,16 @@ describe('steer', () => {
 describe('stop', () => {
   it('aborts the stream, keeps the partial text, and finishes with stopped and no error message', async () => {
     const rt = sqliteRuntime()
-    const s = rt.sessions.create()
+    const s = await rt.sessions.create()
     const rec = record(s)
-    const turn = s.prompt('/stream 2000 5')
+    const turn = await s.prompt({ query: '/stream 2000 5' })
     await rec.until((seen) => seen.filter((m) => m.variant === 'delta').length >= 3)
     expect(await s.stop()).toEqual({ stopped: true, turn_id: turn.id })
     expect(await turn.finished).toEqual({
       success: false,
       error: { code: 'stopped', message: 'Stopped by the user.' },
     })
-    const msgs = allMessages(s)
+    const msgs = await allMessages(s)
     expect(msgs.map((m) => m.kind)).toEqual(['text', 'text'])
     expect(msgs[1]!.status).toBe('cancelled')
     expect(textOf(msgs[1]!)).toMatch(/^word1 word2 word3/)
@@ -168,18 +170,21 @@ describe('compact', () => {
   it('summarises older context into a persisted summary; the full history stays browsable', async () => {
     const { model, requests } = recordingModel()
     const rt = sqliteRuntime({ models: [model] })
-    const s = rt.sessions.create()
-    s.set({ model: model.id })
-    for (const p of ['first topic', 'second topic', 'third topic']) await s.prompt(p).finished
-    const before = allMessages(s)
+    const s = await rt.sessions.create()
+    await s.set({ model: model.id })
+    for (const p of ['first topic', 'second topic', 'third topic'])
+      await (
+        await s.prompt({ query: p })
+      ).finished
+    const before = await allMessages(s)
 
-    const receipt = s.compact()
+    const receipt = await s.compact()
     expect(receipt).toMatchObject({ status: 'queued', command_id: expect.stringMatching(/^cmd_/) })
-    await eventually(() =>
-      allMessages(s).some((m) => m.kind === 'action' && textOf(m).startsWith('Compacted')),
+    await eventually(async () =>
+      (await allMessages(s)).some((m) => m.kind === 'action' && textOf(m).startsWith('Compacted')),
     )
 
-    const after = allMessages(s)
+    const after = await allMessages(s)
     expect(after.slice(0, before.length)).toEqual(before)
     const summary = after.find((m) => m.kind === 'summary')!
     expect(summary.role).toBe('system')
@@ -192,24 +197,24 @@ describe('compact', () => {
 
     expect((await s.system()).system_prompt).toContain('Tools:')
     requests.length = 0
-    expect(await s.prompt('after compaction').finished).toEqual({ success: true })
+    expect(await (await s.prompt({ query: 'after compaction' })).finished).toEqual({ success: true })
     // The model now sees the summary in place of the older turns.
     expect(requests[0]!.messages.map((m) => m.role)).toEqual(['user', 'user'])
     expect(requests[0]!.messages[0]!.content).toContain('Summary of 6 earlier messages')
     expect(requests[0]!.messages[1]!.content).toBe('after compaction')
-    expect(allMessages(s)).toHaveLength(before.length + 4)
+    expect(await allMessages(s)).toHaveLength(before.length + 4)
   })
 })
 
 describe('identities, inspect, system, capabilities', () => {
   it('a waiting turn resumed after a restart keeps its turn_id and gets a new run_id', async () => {
     const first = sqliteRuntime()
-    const s = first.sessions.create()
+    const s = await first.sessions.create()
     const rec = record(s)
-    const turn = s.prompt(write('a.txt'))
+    const turn = await s.prompt({ query: write('a.txt') })
     const part = await nextPendingInteraction(rec)
-    await eventually(() => s.status().state === 'waiting', 'the turn to wait')
-    const before = s.inspect()
+    await eventually(async () => (await s.status()).state === 'waiting', 'the turn to wait')
+    const before = await s.inspect()
     expect(before.lifecycle).toMatchObject({ state: 'waiting', current_turn_id: turn.id })
     const firstRun = before.lifecycle.current_run_id!
     expect(firstRun).toMatch(/^run_/)
@@ -222,29 +227,35 @@ describe('identities, inspect, system, capabilities', () => {
     await first.close()
 
     const second = sqliteRuntime({ dataDir: first.dataDir })
-    const again = second.sessions.get(s.id)
-    again.respond({ interaction_id: part.interaction_id, decision: 'approve' })
-    expect(again.inspect().lifecycle.current_run_id).not.toBe(firstRun)
-    expect(await again.waitTurn(turn.id)).toEqual({ success: true })
+    const again = await second.sessions.get(s.session_id)
+    // Inspected in the same tick as respond(): the resumed turn already has its new run.
+    const [, resumed] = await Promise.all([
+      again.respond({ interaction_id: part.interaction_id, decision: 'approve' }),
+      again.inspect(),
+    ])
+    expect(resumed.lifecycle.current_run_id).not.toBe(firstRun)
+    expect(await (await again.turn(turn.id)).finished).toEqual({ success: true })
 
-    const info = again.inspect()
+    const info = await again.inspect()
     const t = info.work_graph.turns.find((x) => x.turn_id === turn.id)!
     expect(t.runs).toHaveLength(2)
     expect(t.runs[0]).toBe(firstRun)
-    expect(new Set([turn.id, ...t.runs, part.interaction_id, s.id]).size).toBe(5)
+    expect(new Set([turn.id, ...t.runs, part.interaction_id, s.session_id]).size).toBe(5)
     expect(t).toMatchObject({ status: 'succeeded', steps: 2 })
     expect(t.tool_calls).toEqual([expect.objectContaining({ name: 'write_file', status: 'done' })])
   })
 
   it('inspect() reports head, lifecycle, capabilities, integrity and budget', async () => {
     const rt = sqliteRuntime()
-    const s = rt.sessions.create()
-    await s.prompt('count me').finished
-    const info = s.inspect()
-    const row = rt.store.getSession(s.id)!
+    const s = await rt.sessions.create()
+    await (
+      await s.prompt({ query: 'count me' })
+    ).finished
+    const info = await s.inspect()
+    const row = rt.store.getSession(s.session_id)!
     expect(info.head).toEqual({ snapshot_id: row.head_snapshot_id, head_seq: 2, message_count: 2 })
     expect(info.lifecycle).toEqual({ state: 'idle', paused: false, archived: false })
-    expect(info.capabilities).toEqual(s.capabilities())
+    expect(info.capabilities).toEqual(await s.capabilities())
     expect(info.snapshot_integrity).toBe('verified')
     expect(info.budget.turns).toBe(1)
     expect(info.budget.steps).toBeGreaterThan(0)
@@ -256,20 +267,21 @@ describe('identities, inspect, system, capabilities', () => {
 
   it('system() shows the prompt the next request carries; capabilities() lists what the session supports', async () => {
     const rt = sqliteRuntime()
-    const s = rt.sessions.create()
-    s.set({ security: 'auto_read' })
-    await eventually(() => s.info().security === 'auto_read')
+    const s = await rt.sessions.create()
+    await s.set({ security: 'auto_read' })
+    await eventually(async () => (await s.get_info()).security === 'auto_read')
     const view = await s.system()
-    expect(view.workspace).toBe(workspace(s))
+    const ws = await workspace(s)
+    expect(view.workspace).toBe(ws)
     expect(view.security).toBe('auto_read')
     expect(view.model).toBe('scripted')
-    expect(view.system_prompt).toContain(workspace(s))
+    expect(view.system_prompt).toContain(ws)
     expect(view.system_prompt).toContain('auto_read')
     expect(view.tools.map((t) => t.name)).toEqual(
       expect.arrayContaining(['read_file', 'list_directory', 'write_file', 'ask_user']),
     )
     expect(view.tools.find((t) => t.name === 'write_file')!.read_only).toBe(false)
-    expect(s.capabilities()).toEqual(
+    expect(await s.capabilities()).toEqual(
       expect.arrayContaining([
         'prompt',
         'stop',

@@ -21,15 +21,38 @@ export function tempDir(): string {
   return dir
 }
 
+/**
+ * Errors thrown by session listeners. The runtime catches them so one listener cannot break a
+ * turn; a test must still fail when an assertion inside its listener did, so every test's
+ * runtime reports them here and `afterEach` fails the test.
+ */
+const listenerErrors: unknown[] = []
+afterEach(() => {
+  const errors = listenerErrors.splice(0)
+  if (errors.length)
+    throw new Error(`A session listener threw during the test: ${errors.map(String).join('; ')}`, {
+      cause: errors[0],
+    })
+})
+export const failOnListenerError = (err: unknown) => {
+  listenerErrors.push(err)
+}
+
 /** A runtime on a real SQLite file in a fresh temp folder (closed after the test). */
 export function sqliteRuntime(opts: RuntimeOptions & { dataDir?: string } = {}): Runtime {
-  const runtime = openRuntime({ dataDir: opts.dataDir ?? tempDir(), store: 'sqlite', log: () => {}, ...opts })
+  const runtime = openRuntime({
+    dataDir: opts.dataDir ?? tempDir(),
+    store: 'sqlite',
+    log: () => {},
+    onListenerError: failOnListenerError,
+    ...opts,
+  })
   cleanups.push(() => runtime.close())
   return runtime
 }
 
-export function allMessages(session: Session): SessionMessage[] {
-  return session.messages({ limit: 500 }).items
+export async function allMessages(session: Session): Promise<SessionMessage[]> {
+  return (await session.messages({ limit: 500 })).items
 }
 
 export const textOf = (m: SessionMessage) =>
@@ -59,9 +82,9 @@ export function record(session: Session) {
 }
 
 /** Waits until `check` is true, polling on the event loop (for state outside mutations). */
-export async function eventually(check: () => boolean, what = 'condition'): Promise<void> {
+export async function eventually(check: () => boolean | Promise<boolean>, what = 'condition'): Promise<void> {
   const start = Date.now()
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() - start > 10_000) throw new Error(`Timed out waiting for ${what}`)
     await new Promise((r) => setTimeout(r, 5))
   }
@@ -113,8 +136,10 @@ export function recordingModel(id = 'recorder') {
 }
 
 /** The tool_call parts of a session's history, oldest first. */
-export function toolCalls(session: Session): ToolCallPart[] {
-  return allMessages(session).flatMap((m) => m.parts.filter((p): p is ToolCallPart => p.type === 'tool_call'))
+export async function toolCalls(session: Session): Promise<ToolCallPart[]> {
+  return (await allMessages(session)).flatMap((m) =>
+    m.parts.filter((p): p is ToolCallPart => p.type === 'tool_call'),
+  )
 }
 
 /** Runs `fn` and returns the ArborError it throws (failing the test if it does not). */

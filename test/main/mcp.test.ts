@@ -5,7 +5,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import type { ToolCallPart } from '../../src-shared/types'
+import type { SessionMessage, ToolCallPart } from '../../src-shared/types'
 import { allMessages, record, sqliteRuntime, tempDir } from './helpers'
 
 const FS_SERVER = require.resolve('@modelcontextprotocol/server-filesystem/dist/index.js')
@@ -17,7 +17,7 @@ function setup(timeouts = { connect_ms: 20_000, call_ms: 20_000 }) {
   return { rt, shared }
 }
 
-const calls = (msgs: ReturnType<typeof allMessages>) =>
+const calls = (msgs: SessionMessage[]) =>
   msgs.flatMap((m) => m.parts.filter((p): p is ToolCallPart => p.type === 'tool_call'))
 
 describe('MCP servers over stdio', () => {
@@ -35,31 +35,33 @@ describe('MCP servers over stdio', () => {
   it('gates MCP calls like built-in ones: read-only runs in auto_read, a write asks first', async () => {
     const { rt, shared } = setup()
     await rt.mcp.save({ name: 'fs', command: process.execPath, args: [FS_SERVER, shared] })
-    const s = rt.sessions.create()
-    expect(s.info().plugins).toEqual(['fs'])
-    s.set({ security: 'auto_read' })
-    const read = await s.prompt(
-      `/tool mcp_fs_read_text_file {"path":${JSON.stringify(join(shared, 'hello.txt'))}}`,
+    const s = await rt.sessions.create()
+    expect((await s.get_info()).plugins).toEqual(['fs'])
+    await s.set({ security: 'auto_read' })
+    const read = await (
+      await s.prompt({
+        query: `/tool mcp_fs_read_text_file {"path":${JSON.stringify(join(shared, 'hello.txt'))}}`,
+      })
     ).finished
     expect(read).toEqual({ success: true })
-    expect(calls(allMessages(s))[0]).toMatchObject({
+    expect(calls(await allMessages(s))[0]).toMatchObject({
       status: 'done',
       output: { content: 'hello from the filesystem server' },
     })
-    expect(s.interactions()).toEqual([])
+    expect(await s.interactions()).toEqual([])
 
     const rec = record(s)
     const target = join(shared, 'new.txt')
-    const write = s.prompt(
-      `/tool mcp_fs_write_file {"path":${JSON.stringify(target)},"content":"written via MCP"}`,
-    )
+    const write = await s.prompt({
+      query: `/tool mcp_fs_write_file {"path":${JSON.stringify(target)},"content":"written via MCP"}`,
+    })
     await rec.until((seen) =>
       seen.some((m) => m.variant === 'part' && m.part.type === 'interaction' && m.part.status === 'pending'),
     )
-    const [pending] = s.interactions()
+    const [pending] = await s.interactions()
     expect(pending!.part).toMatchObject({ tool_name: 'mcp_fs_write_file', kind: 'approval' })
     expect(pending!.part.description).toMatch(/MCP server "fs".*may change or delete/)
-    s.respond({ interaction_id: pending!.interaction_id, decision: 'approve', remember: 'session' })
+    await s.respond({ interaction_id: pending!.interaction_id, decision: 'approve', remember: 'session' })
     expect(await write.finished).toEqual({ success: true })
     expect(readFileSync(target, 'utf8')).toBe('written via MCP')
   })
@@ -67,17 +69,22 @@ describe('MCP servers over stdio', () => {
   it('a tool that fails, or invalid arguments from the model, become error results the model sees', async () => {
     const { rt, shared } = setup()
     await rt.mcp.save({ name: 'fs', command: process.execPath, args: [FS_SERVER, shared] })
-    const s = rt.sessions.create()
-    s.set({ security: 'auto' })
-    await s.prompt(`/tool mcp_fs_read_text_file {"path":${JSON.stringify(join(shared, 'missing.txt'))}}`)
-      .finished
-    await s.prompt('/tool mcp_fs_read_text_file {"nope": 1}').finished
-    const [missing, invalid] = calls(allMessages(s))
+    const s = await rt.sessions.create()
+    await s.set({ security: 'auto' })
+    await (
+      await s.prompt({
+        query: `/tool mcp_fs_read_text_file {"path":${JSON.stringify(join(shared, 'missing.txt'))}}`,
+      })
+    ).finished
+    await (
+      await s.prompt({ query: '/tool mcp_fs_read_text_file {"nope": 1}' })
+    ).finished
+    const [missing, invalid] = calls(await allMessages(s))
     expect(missing).toMatchObject({ status: 'error' })
     expect(missing!.error).toMatch(/read_text_file reported an error: .*(ENOENT|no such file)/i)
     expect(invalid).toMatchObject({ status: 'error', error: 'mcp_fs_read_text_file needs path.' })
     // The model saw both failures and the session still works.
-    expect(await s.prompt('still there?').finished).toEqual({ success: true })
+    expect(await (await s.prompt({ query: 'still there?' })).finished).toEqual({ success: true })
   })
 
   it('a server that cannot start or dies is reported, and the session keeps working', async () => {
@@ -86,9 +93,9 @@ describe('MCP servers over stdio', () => {
     mkdirSync(shared, { recursive: true })
     writeFileSync(script, 'process.exit(3)')
     await rt.mcp.save({ name: 'broken', command: process.execPath, args: [script] })
-    const s = rt.sessions.create()
-    expect(await s.prompt('hello').finished).toEqual({ success: true })
-    const notices = allMessages(s).filter((m) => m.kind === 'action')
+    const s = await rt.sessions.create()
+    expect(await (await s.prompt({ query: 'hello' })).finished).toEqual({ success: true })
+    const notices = (await allMessages(s)).filter((m) => m.kind === 'action')
     expect(notices.map((m) => (m.parts[0] as { text: string }).text)).toEqual([
       expect.stringMatching(/The MCP server "broken" could not start, so its tools are unavailable/),
     ])
@@ -110,11 +117,13 @@ createInterface({ input: process.stdin }).on('line', (line) => {
 })`,
     )
     await rt.mcp.save({ name: 'hang', command: process.execPath, args: [script] })
-    const s = rt.sessions.create()
-    s.set({ security: 'auto' })
-    await s.prompt('/tool mcp_hang_wait {}').finished
-    expect(calls(allMessages(s))[0]).toMatchObject({ status: 'error' })
-    expect(calls(allMessages(s))[0]!.error).toMatch(/did not answer wait in time/)
-    expect(await s.prompt('and now?').finished).toEqual({ success: true })
+    const s = await rt.sessions.create()
+    await s.set({ security: 'auto' })
+    await (
+      await s.prompt({ query: '/tool mcp_hang_wait {}' })
+    ).finished
+    expect(calls(await allMessages(s))[0]).toMatchObject({ status: 'error' })
+    expect(calls(await allMessages(s))[0]!.error).toMatch(/did not answer wait in time/)
+    expect(await (await s.prompt({ query: 'and now?' })).finished).toEqual({ success: true })
   })
 })

@@ -37,8 +37,8 @@ async function setup(
     api_key: opts.key ?? KEY,
   })
   rt.refreshModels()
-  const s = rt.sessions.create()
-  s.set({ model: `${provider.provider_id}/test-model`, security: 'auto' })
+  const s = await rt.sessions.create()
+  await s.set({ model: `${provider.provider_id}/test-model`, security: 'auto' })
   return { server, rt, s, dataDir, logs }
 }
 
@@ -46,21 +46,21 @@ describe('OpenAI-compatible provider (Ollama, LM Studio, llama.cpp, vLLM, OpenAI
   it('streams text split at awkward byte boundaries, and counts usage', async () => {
     const { server, s } = await setup()
     server.queue.push({ body: openai.text(['Héllo ', 'wörld 🌳', ' — done.']), chunk: 7 })
-    expect(await s.prompt('hi').finished).toEqual({ success: true })
-    const msgs = allMessages(s).filter((m) => m.kind !== 'action')
+    expect(await (await s.prompt({ query: 'hi' })).finished).toEqual({ success: true })
+    const msgs = (await allMessages(s)).filter((m) => m.kind !== 'action')
     expect(textOf(msgs[msgs.length - 1]!)).toBe('Héllo wörld 🌳 — done.')
     expect(server.requests[0]!.path).toBe('/v1/chat/completions')
     expect(server.requests[0]!.headers.authorization).toBe(`Bearer ${KEY}`)
     expect(server.requests[0]!.body.stream).toBe(true)
-    expect(s.inspect().budget).toMatchObject({ input_tokens: 11, output_tokens: 7 })
+    expect((await s.inspect()).budget).toMatchObject({ input_tokens: 11, output_tokens: 7 })
   })
 
   it('streams tool-call arguments, runs the tool between steps, and sends the result back', async () => {
     const { server, s } = await setup()
     server.queue.push({ body: openai.toolCall('list_directory', ['{"pa', 'th": ', '"."}']), chunk: 5 })
     server.queue.push({ body: openai.text(['The folder is empty.']) })
-    expect(await s.prompt('what is in the folder?').finished).toEqual({ success: true })
-    const calls = allMessages(s).flatMap((m) =>
+    expect(await (await s.prompt({ query: 'what is in the folder?' })).finished).toEqual({ success: true })
+    const calls = (await allMessages(s)).flatMap((m) =>
       m.parts.filter((p): p is ToolCallPart => p.type === 'tool_call'),
     )
     expect(calls).toHaveLength(1)
@@ -82,8 +82,10 @@ describe('OpenAI-compatible provider (Ollama, LM Studio, llama.cpp, vLLM, OpenAI
   it('keeps reasoning as its own part', async () => {
     const { server, s } = await setup()
     server.queue.push({ body: openai.reasoning(['Let me ', 'think.'], 'Answer.') })
-    await s.prompt('why?').finished
-    const last = allMessages(s).at(-1)!
+    await (
+      await s.prompt({ query: 'why?' })
+    ).finished
+    const last = (await allMessages(s)).at(-1)!
     expect(last.parts.map((p) => p.type)).toEqual(['reasoning', 'text'])
     expect(textOf(last)).toBe('Let me think.Answer.')
   })
@@ -92,9 +94,9 @@ describe('OpenAI-compatible provider (Ollama, LM Studio, llama.cpp, vLLM, OpenAI
     const { server, s } = await setup()
     await server.close()
     servers.pop()
-    const result = await s.prompt('hello?').finished
+    const result = await (await s.prompt({ query: 'hello?' })).finished
     expect(result.success).toBe(false)
-    const msgs = allMessages(s)
+    const msgs = await allMessages(s)
     const errors = msgs.filter((m) => m.kind === 'error')
     expect(errors).toHaveLength(1)
     expect(textOf(errors[0]!)).toMatch(
@@ -110,8 +112,10 @@ describe('OpenAI-compatible provider (Ollama, LM Studio, llama.cpp, vLLM, OpenAI
   it('a refused key (401) is one error message that names no key, anywhere', async () => {
     const { server, s, dataDir, logs, rt } = await setup()
     server.queue.push(openai.error(401, `Incorrect API key provided: ${KEY}`))
-    await s.prompt('hi').finished
-    const errors = allMessages(s).filter((m) => m.kind === 'error')
+    await (
+      await s.prompt({ query: 'hi' })
+    ).finished
+    const errors = (await allMessages(s)).filter((m) => m.kind === 'error')
     expect(errors).toHaveLength(1)
     expect(textOf(errors[0]!)).toMatch(/refused the API key \(401\)\. Check the key in Settings → Providers/)
     expect(textOf(errors[0]!)).not.toContain(KEY)
@@ -128,8 +132,10 @@ describe('OpenAI-compatible provider (Ollama, LM Studio, llama.cpp, vLLM, OpenAI
   it('a missing model (404) suggests checking its name', async () => {
     const { server, s } = await setup()
     server.queue.push(openai.error(404, 'model "test-model" not found, try pulling it first'))
-    await s.prompt('hi').finished
-    expect(textOf(allMessages(s).filter((m) => m.kind === 'error')[0]!)).toMatch(
+    await (
+      await s.prompt({ query: 'hi' })
+    ).finished
+    expect(textOf((await allMessages(s)).filter((m) => m.kind === 'error')[0]!)).toMatch(
       /The model "test-model" was not found at .* \(404\)/,
     )
   })
@@ -138,8 +144,8 @@ describe('OpenAI-compatible provider (Ollama, LM Studio, llama.cpp, vLLM, OpenAI
     const { server, s } = await setup()
     server.queue.push(openai.error(429, 'Rate limit reached', { 'retry-after': '0' }))
     server.queue.push({ body: openai.text(['Now it works.']) })
-    expect(await s.prompt('hi').finished).toEqual({ success: true })
-    const msgs = allMessages(s)
+    expect(await (await s.prompt({ query: 'hi' })).finished).toEqual({ success: true })
+    const msgs = await allMessages(s)
     expect(
       msgs
         .filter((m) => m.kind === 'action')
@@ -159,8 +165,10 @@ describe('OpenAI-compatible provider (Ollama, LM Studio, llama.cpp, vLLM, OpenAI
         "This model's maximum context length is 8192 tokens. However, your messages resulted in 9001 tokens.",
       ),
     )
-    await s.prompt('hi').finished
-    expect(textOf(allMessages(s).filter((m) => m.kind === 'error')[0]!)).toMatch(
+    await (
+      await s.prompt({ query: 'hi' })
+    ).finished
+    expect(textOf((await allMessages(s)).filter((m) => m.kind === 'error')[0]!)).toMatch(
       /too long .* Compact the session/,
     )
   })
@@ -174,9 +182,9 @@ describe('OpenAI-compatible provider (Ollama, LM Studio, llama.cpp, vLLM, OpenAI
       'and this never comes.',
     ])
     server.queue.push({ body, chunk: 40, cutAfter: body.indexOf('and this never') - 60 })
-    const result = await s.prompt('hi').finished
+    const result = await (await s.prompt({ query: 'hi' })).finished
     expect(result.success).toBe(false)
-    const msgs = allMessages(s)
+    const msgs = await allMessages(s)
     const reply = msgs.find((m) => m.role === 'assistant' && m.kind === 'text')!
     expect(textOf(reply)).toMatch(/^The first half arrives, /)
     const errors = msgs.filter((m) => m.kind === 'error')
@@ -200,10 +208,10 @@ describe('Anthropic provider', () => {
       chunk: 9,
     })
     server.queue.push({ body: anthropic.stream([{ type: 'text', parts: ['Empty ', 'folder.'] }]) })
-    expect(await s.prompt('look').finished).toEqual({ success: true })
+    expect(await (await s.prompt({ query: 'look' })).finished).toEqual({ success: true })
     expect(server.requests[0]!.path).toBe('/v1/messages')
     expect(server.requests[0]!.headers['x-api-key']).toBe(KEY)
-    const assistant = allMessages(s).filter((m) => m.role === 'assistant' && m.kind === 'text')
+    const assistant = (await allMessages(s)).filter((m) => m.role === 'assistant' && m.kind === 'text')
     expect(assistant[0]!.parts.map((p) => p.type)).toEqual(['reasoning', 'text', 'tool_call'])
     expect(assistant[0]!.parts[2]).toMatchObject({
       name: 'list_directory',
@@ -215,17 +223,19 @@ describe('Anthropic provider', () => {
     const content = second.messages.at(-1)!.content as Array<{ type: string; tool_use_id?: string }>
     const result = content.find((c) => c.type === 'tool_result')!
     expect(result.tool_use_id).toBe('toolu_01')
-    expect(s.inspect().budget.input_tokens).toBeGreaterThan(0)
+    expect((await s.inspect()).budget.input_tokens).toBeGreaterThan(0)
   })
 
   it('an overloaded API (529) is retried, a bad key (401) is not', async () => {
     const { server, s } = await setup('anthropic')
     server.queue.push(anthropic.error(529, 'overloaded_error', 'Overloaded'))
     server.queue.push({ body: anthropic.stream([{ type: 'text', parts: ['Fine now.'] }]) })
-    expect(await s.prompt('a').finished).toEqual({ success: true })
+    expect(await (await s.prompt({ query: 'a' })).finished).toEqual({ success: true })
     server.queue.push(anthropic.error(401, 'authentication_error', 'invalid x-api-key'))
-    await s.prompt('b').finished
-    const errors = allMessages(s).filter((m) => m.kind === 'error')
+    await (
+      await s.prompt({ query: 'b' })
+    ).finished
+    const errors = (await allMessages(s)).filter((m) => m.kind === 'error')
     expect(errors.map(textOf)).toEqual([expect.stringMatching(/Anthropic test refused the API key \(401\)/)])
   })
 })

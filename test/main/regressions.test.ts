@@ -48,12 +48,12 @@ describe('turn endings leave nothing open', () => {
       },
     ])
     const rt = sqliteRuntime({ models: [model] })
-    const s = rt.sessions.create()
-    s.set({ model: 'cut', security: 'ask' })
-    expect((await s.prompt('go').finished).success).toBe(false)
-    expect(s.interactions()).toEqual([])
-    expect(toolCalls(s).map((c) => c.status)).toEqual(['cancelled'])
-    expect(s.status().state).toBe('idle')
+    const s = await rt.sessions.create()
+    await s.set({ model: 'cut', security: 'ask' })
+    expect((await (await s.prompt({ query: 'go' })).finished).success).toBe(false)
+    expect(await s.interactions()).toEqual([])
+    expect((await toolCalls(s)).map((c) => c.status)).toEqual(['cancelled'])
+    expect((await s.status()).state).toBe('idle')
   })
 
   it('stop while waiting also cancels an auto-approved sibling call that never ran', async () => {
@@ -74,15 +74,15 @@ describe('turn endings leave nothing open', () => {
       },
     ])
     const rt = sqliteRuntime({ models: [model] })
-    const s = rt.sessions.create()
-    s.set({ model: 'two', security: 'auto_read' })
+    const s = await rt.sessions.create()
+    await s.set({ model: 'two', security: 'auto_read' })
     const rec = record(s)
-    const turn = s.prompt('go')
+    const turn = await s.prompt({ query: 'go' })
     await nextPendingInteraction(rec)
-    await eventually(() => s.status().state === 'waiting')
+    await eventually(async () => (await s.status()).state === 'waiting')
     await s.stop()
     expect((await turn.finished).error?.code).toBe('stopped')
-    expect(toolCalls(s).map((c) => `${c.name}: ${c.status}`)).toEqual([
+    expect((await toolCalls(s)).map((c) => `${c.name}: ${c.status}`)).toEqual([
       'list_directory: cancelled',
       'write_file: cancelled',
     ])
@@ -93,19 +93,22 @@ describe('compaction waits for the turn to end', () => {
   it('a compact queued while a tool waits for approval does not hide the tool result from the model', async () => {
     const { model, requests } = recordingModel()
     const rt = sqliteRuntime({ models: [model] })
-    const s = rt.sessions.create()
-    s.set({ model: model.id, security: 'ask' })
+    const s = await rt.sessions.create()
+    await s.set({ model: model.id, security: 'ask' })
     const rec = record(s)
-    const turn = s.prompt('/tool list_directory {"path":"."}')
+    const turn = await s.prompt({ query: '/tool list_directory {"path":"."}' })
     const part = await nextPendingInteraction(rec)
-    await eventually(() => s.status().state === 'waiting')
-    s.compact()
+    await eventually(async () => (await s.status()).state === 'waiting')
+    await s.compact()
     requests.length = 0
-    s.respond({ interaction_id: part.interaction_id, decision: 'approve' })
+    await s.respond({ interaction_id: part.interaction_id, decision: 'approve' })
     expect(await turn.finished).toEqual({ success: true })
     // The step after the tool saw the prompt and the tool result, not a summary of them.
     expect(requests[0]!.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool'])
-    await eventually(() => allMessages(s).some((m) => m.kind === 'summary'), 'the compact after the turn')
+    await eventually(
+      async () => (await allMessages(s)).some((m) => m.kind === 'summary'),
+      'the compact after the turn',
+    )
   })
 })
 
@@ -153,19 +156,19 @@ describe('security', () => {
     }
   })
 
-  it('session ids cannot name folders outside the workspaces folder', () => {
+  it('session ids cannot name folders outside the workspaces folder', async () => {
     const rt = sqliteRuntime()
-    expect(() => rt.sessions.create({ session_id: '../../escaped' })).toThrow(/letters, digits/)
+    await expect(rt.sessions.create({ session_id: '../../escaped' })).rejects.toThrow(/letters, digits/)
   })
 
   it('MCP environment values stay out of the database; removed sessions leave no state behind', async () => {
     const rt = sqliteRuntime()
     await rt.mcp.save({ name: 'svc', command: 'true', args: [], env: { API_TOKEN: 'tok-very-secret-42' } })
     expect(rt.mcp.list()[0]!.env_keys).toEqual(['API_TOKEN'])
-    const s = rt.sessions.create()
-    s.set({ env: { variables: { OPENAI_API_KEY: 'sk-verysecret123' } } })
-    await eventually(() => allMessages(s).some((m) => m.kind === 'action'))
-    await rt.sessions.remove(s.id)
+    const s = await rt.sessions.create()
+    await s.set({ env: { variables: { OPENAI_API_KEY: 'sk-verysecret123' } } })
+    await eventually(async () => (await allMessages(s)).some((m) => m.kind === 'action'))
+    await rt.sessions.remove(s.session_id)
     const db = new Database(join(rt.dataDir, 'arbor.db'), { readonly: true })
     try {
       const everything = JSON.stringify(
@@ -182,22 +185,26 @@ describe('security', () => {
 describe('history', () => {
   it('cleared messages no longer turn up in search', async () => {
     const rt = sqliteRuntime()
-    const s = rt.sessions.create()
-    await s.prompt('zebrafish secret plan').finished
-    expect(rt.sessions.search('zebrafish')).toHaveLength(2)
-    rt.sessions.clear_messages(s.id)
-    expect(rt.sessions.search('zebrafish')).toEqual([])
+    const s = await rt.sessions.create()
+    await (
+      await s.prompt({ query: 'zebrafish secret plan' })
+    ).finished
+    expect(await rt.sessions.search('zebrafish')).toHaveLength(2)
+    await rt.sessions.clear_messages(s.session_id)
+    expect(await rt.sessions.search('zebrafish')).toEqual([])
   })
 
   it('a fork from a checkpoint taken before clear_messages has that checkpoint’s history', async () => {
     const rt = sqliteRuntime()
-    const s = rt.sessions.create()
-    await s.prompt('one').finished
-    const snap = s.snapshot()
-    rt.sessions.clear_messages(s.id)
-    const child = rt.sessions.fork(s.id, { snapshot_id: snap.snapshot_id })
-    expect(allMessages(child)).toHaveLength(2)
-    expect(child.info().message_count).toBe(2)
+    const s = await rt.sessions.create()
+    await (
+      await s.prompt({ query: 'one' })
+    ).finished
+    const snap = await s.snapshot()
+    await rt.sessions.clear_messages(s.session_id)
+    const child = await s.fork({ snapshot_id: snap.snapshot_id })
+    expect(await allMessages(child)).toHaveLength(2)
+    expect((await child.get_info()).message_count).toBe(2)
   })
 
   it('unarchiving runs a queue that archiving halted', async () => {
@@ -205,16 +212,18 @@ describe('history', () => {
     const base = recordingModel().model
     const model: Model = { ...base, id: 'slow', summarize: () => new Promise<string>((r) => (release = r)) }
     const rt = sqliteRuntime({ models: [model] })
-    const s = rt.sessions.create()
-    s.set({ model: 'slow' })
-    await s.prompt('hi').finished
-    s.compact()
+    const s = await rt.sessions.create()
+    await s.set({ model: 'slow' })
+    await (
+      await s.prompt({ query: 'hi' })
+    ).finished
+    await s.compact()
     await eventually(() => release !== undefined, 'the summary to start')
-    const turn = s.prompt('after')
-    rt.sessions.archive(s.id, true)
+    const turn = await s.prompt({ query: 'after' })
+    await rt.sessions.archive(s.session_id, { archived: true })
     release('summary')
-    await eventually(() => allMessages(s).some((m) => m.kind === 'summary'))
-    rt.sessions.archive(s.id, false)
+    await eventually(async () => (await allMessages(s)).some((m) => m.kind === 'summary'))
+    await rt.sessions.archive(s.session_id, { archived: false })
     expect(await turn.finished).toEqual({ success: true })
   })
 })

@@ -1,8 +1,19 @@
-import { describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it } from 'vitest'
 import { createRouter, type Peer } from '../../src-main/ipc/router'
 import { appInfo } from '../../src-main/app-info'
 import { METHODS, type ServerEvent, type SessionInfo } from '../../src-shared'
-import { sqliteRuntime } from './helpers'
+import type { ResponseOf } from '../../src-shared/contract'
+import type { ErrorCode } from '../../src-shared/errors'
+import type { Method, RequestOf } from '../../src-shared/schemas'
+import { eventually, sqliteRuntime, tempDir } from './helpers'
+import { startReplayServer } from './fixtures/replay-server'
+
+const FS_SERVER = require.resolve('@modelcontextprotocol/server-filesystem/dist/index.js')
+
+const servers: Array<{ close(): Promise<void> }> = []
+afterEach(async () => {
+  while (servers.length) await servers.pop()!.close()
+})
 
 function setup() {
   const runtime = sqliteRuntime()
@@ -10,27 +21,174 @@ function setup() {
   const events: ServerEvent[] = []
   const peer: Peer = { id: 'test-peer', send: (e) => events.push(e) }
   const call = (method: unknown, params?: unknown) => router.handle(method, params, peer)
+  /** A call that must succeed (to prepare what another call needs); its typed answer. */
+  const ok = async <M extends Method>(method: M, params: RequestOf<M>): Promise<ResponseOf<M>> => {
+    const r = await call(method, params)
+    if (!r.ok) throw new Error(`${method} was refused while preparing: ${r.error.code}: ${r.error.message}`)
+    return r.data as ResponseOf<M>
+  }
   const dump = () => {
     const db = runtime.store
     return JSON.stringify(
       db.listSessions({}).map((s) => ({ s, m: db.listMessages(s.session_id, { limit: 1000 }) })),
     )
   }
-  return { runtime, router, peer, events, call, dump }
+  return { runtime, router, peer, events, call, ok, dump }
 }
 
+/** Codes that mean the router did not really serve a well-formed request. */
+const NOT_SERVED: ErrorCode[] = ['not_implemented', 'unknown_method', 'internal', 'invalid_request']
+
 describe('router: one contract, validated at the boundary', () => {
-  it('answers every method of the contract (none is left not_implemented)', async () => {
-    const { call } = setup()
-    const created = await call('sessions.create', { title: 'x' })
-    expect(created.ok).toBe(true)
-    const id = (created as { data: SessionInfo }).data.session_id
-    const notImplemented: string[] = []
-    for (const method of METHODS) {
-      const r = await call(method, { session_id: id })
-      if (!r.ok && r.error.code === 'not_implemented') notImplemented.push(method)
+  it('answers every method of the contract with valid params (none is left unserved)', async () => {
+    const { call, ok } = setup()
+    const replay = await startReplayServer()
+    servers.push(replay)
+
+    /** An idle session with one finished turn (two messages, a checkpoint). */
+    const withHistory = async (title: string) => {
+      const { session_id } = await ok('sessions.create', { title })
+      const { id } = await ok('session.prompt', { session_id, query: `hello from ${title}` })
+      expect(await ok('session.wait_turn', { session_id, turn_id: id })).toEqual({ success: true })
+      return session_id
     }
-    expect(notImplemented).toEqual([])
+    /** A session whose turn waits for a write approval. */
+    const waiting = async (title: string) => {
+      const { session_id } = await ok('sessions.create', { title })
+      const { id } = await ok('session.prompt', {
+        session_id,
+        query: '/tool write_file {"path":"a.txt","content":"hi"}',
+      })
+      await eventually(
+        async () => (await ok('session.status', { session_id })).state === 'waiting',
+        `${title} to wait for approval`,
+      )
+      return { session_id, turn_id: id }
+    }
+    const provider = (name: string) =>
+      ok('providers.save', { kind: 'openai-compatible', name, base_url: replay.base, models: ['m'] })
+    const mcpServer = (name: string) =>
+      ok('mcp.save', {
+        name,
+        command: process.execPath,
+        args: [FS_SERVER, tempDir()],
+        enabled_by_default: false,
+      })
+
+    const id = await withHistory('main')
+
+    /**
+     * Valid params for every method, built against real state (a real session, turn,
+     * interaction, queued command, provider, MCP server). Calls that change a session get a
+     * session of their own. The compiler insists every method is here.
+     */
+    const valid: { [M in Method]: () => Promise<RequestOf<M>> } = {
+      'app.info': async () => ({}),
+      'app.reveal_data_dir': async () => ({}),
+      'sessions.create': async () => ({ title: 'created' }),
+      'sessions.get': async () => ({ session_id: id }),
+      'sessions.list': async () => ({ archived: false }),
+      'sessions.archive': async () => ({ session_id: await withHistory('to archive'), archived: true }),
+      'sessions.archived': async () => ({}),
+      'sessions.clean_archive': async () => {
+        await ok('sessions.archive', { session_id: await withHistory('to clean') })
+        return {}
+      },
+      'sessions.remove': async () => ({ session_id: await withHistory('to remove') }),
+      'sessions.clear_messages': async () => ({ session_id: await withHistory('to clear') }),
+      'sessions.rename': async () => ({ session_id: id, title: 'renamed' }),
+      'sessions.search': async () => ({ query: 'hello', limit: 5 }),
+      'settings.get': async () => ({}),
+      'settings.set': async () => ({ theme: 'dark', default_security: 'ask' }),
+      'providers.list': async () => ({}),
+      'providers.save': async () => ({
+        kind: 'openai-compatible',
+        name: 'Saved',
+        base_url: replay.base,
+        models: ['m'],
+        api_key: 'sk-test',
+      }),
+      'providers.remove': async () => ({ provider_id: (await provider('To remove')).provider_id }),
+      'providers.test': async () => {
+        const { provider_id } = await provider('To test')
+        replay.queue.push({
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ object: 'list', data: [{ id: 'm', object: 'model' }] }),
+        })
+        return { provider_id }
+      },
+      'mcp.list': async () => ({}),
+      'mcp.save': async () => ({
+        name: 'saved',
+        command: process.execPath,
+        args: [FS_SERVER, tempDir()],
+        enabled_by_default: false,
+      }),
+      'mcp.remove': async () => ({ server_id: (await mcpServer('to-remove')).server_id }),
+      'mcp.tools': async () => ({ server_id: (await mcpServer('fs')).server_id }),
+      'session.messages': async () => ({ session_id: id, limit: 10 }),
+      'session.get_info': async () => ({ session_id: id }),
+      'session.subscribe': async () => ({ session_id: id }),
+      'session.unsubscribe': async () => ({ session_id: id }),
+      'session.prompt': async () => ({ session_id: await withHistory('to prompt'), query: 'once more' }),
+      'session.wait_turn': async () => {
+        const { session_id } = await ok('sessions.create', { title: 'to wait for' })
+        const { id: turn_id } = await ok('session.prompt', { session_id, query: 'a turn to wait for' })
+        return { session_id, turn_id }
+      },
+      'session.turn': async () => {
+        const { session_id } = await ok('sessions.create', { title: 'with a turn' })
+        const { id: turn_id } = await ok('session.prompt', { session_id, query: 'a turn to look up' })
+        return { session_id, turn_id }
+      },
+      'session.status': async () => ({ session_id: id }),
+      'session.stop': async () => ({ session_id: (await waiting('to stop')).session_id }),
+      'session.interactions': async () => ({ session_id: (await waiting('with an interaction')).session_id }),
+      'session.respond': async () => {
+        const { session_id } = await waiting('to respond')
+        const [pending] = await ok('session.interactions', { session_id })
+        return { session_id, interaction_id: pending!.interaction_id, decision: 'approve', remember: 'once' }
+      },
+      'session.steer': async () => ({ session_id: await withHistory('to steer'), text: 'be brief' }),
+      'session.pause': async () => ({ session_id: await withHistory('to pause') }),
+      'session.run': async () => {
+        const session_id = await withHistory('to run')
+        await ok('session.pause', { session_id })
+        return { session_id, steering: 'carry on' }
+      },
+      'session.unqueue': async () => {
+        const { session_id } = await waiting('to unqueue')
+        const { command_id } = await ok('session.prompt', { session_id, query: 'queued behind the approval' })
+        return { session_id, command_id }
+      },
+      'session.set': async () => ({ session_id: await withHistory('to set'), security: 'auto_read' }),
+      'session.compact': async () => ({ session_id: await withHistory('to compact') }),
+      'session.fork': async () => {
+        const { items } = await ok('session.messages', { session_id: id })
+        return { session_id: id, message_id: items[0]!.message_id, operation_id: 'op_router_test' }
+      },
+      'session.head': async () => ({ session_id: id }),
+      'session.snapshot': async () => ({ session_id: id }),
+      'session.snapshots': async () => ({ session_id: id, limit: 5 }),
+      'session.syncshot': async () => ({ session_id: await withHistory('to syncshot') }),
+      'session.inspect': async () => ({ session_id: id }),
+      'session.system': async () => ({ session_id: id }),
+      'session.capabilities': async () => ({ session_id: id }),
+    }
+    /** Methods allowed to refuse a well-formed request, and with what. None today. */
+    const mayRefuse: Partial<Record<Method, ErrorCode[]>> = {}
+
+    expect(Object.keys(valid).sort()).toEqual([...METHODS].sort())
+    const unserved: string[] = []
+    for (const method of METHODS) {
+      const params = await (valid[method] as () => Promise<unknown>)()
+      const r = await call(method, params)
+      if (r.ok) continue
+      const allowed = mayRefuse[method] ?? []
+      if (NOT_SERVED.includes(r.error.code) || !allowed.includes(r.error.code))
+        unserved.push(`${method}: ${r.error.code}: ${r.error.message}`)
+    }
+    expect(unserved).toEqual([])
   })
 
   it('runs a prompt end to end and pushes mutations to the subscribed peer', async () => {
@@ -113,7 +271,9 @@ describe('router: one contract, validated at the boundary', () => {
     await call('session.subscribe', { session_id: id })
     router.disconnect(peer)
     events.length = 0
-    await runtime.sessions.get(id).prompt('nobody listens').finished
+    await (
+      await (await runtime.sessions.get(id)).prompt({ query: 'nobody listens' })
+    ).finished
     expect(events.filter((e) => e.type === 'mutation')).toEqual([])
   })
 })

@@ -5,15 +5,15 @@ import { openRuntime } from '../../src-main/runtime'
 describe('runtime: prompts, streaming and persistence (real SQLite file)', () => {
   it('streams a reply as deltas and persists user and assistant messages', async () => {
     const rt = sqliteRuntime()
-    const s = rt.sessions.create({ title: 'First' })
+    const s = await rt.sessions.create({ title: 'First' })
     const rec = record(s)
-    const turn = s.prompt('hello there')
+    const turn = await s.prompt({ query: 'hello there' })
     expect(turn.id).toMatch(/^turn_/)
     const result = await turn.finished
     expect(result).toEqual({ success: true })
     const deltas = rec.seen.filter((m) => m.variant === 'delta')
     expect(deltas.length).toBeGreaterThan(3)
-    const msgs = allMessages(s)
+    const msgs = await allMessages(s)
     expect(msgs.map((m) => [m.role, m.kind, m.status])).toEqual([
       ['user', 'text', 'complete'],
       ['assistant', 'text', 'complete'],
@@ -22,64 +22,70 @@ describe('runtime: prompts, streaming and persistence (real SQLite file)', () =>
     // The deltas add up to exactly the persisted text.
     expect(deltas.map((d) => (d.variant === 'delta' ? d.text : '')).join('')).toBe(textOf(msgs[1]!))
     // finished answers even when asked after the turn ended.
-    await expect(s.waitTurn(turn.id)).resolves.toEqual({ success: true })
+    await expect((await s.turn(turn.id)).finished).resolves.toEqual({ success: true })
   })
 
   it('publishes a message only after it is persisted', async () => {
     const rt = sqliteRuntime()
-    const s = rt.sessions.create()
+    const s = await rt.sessions.create()
     const checked: boolean[] = []
     s.subscribe((m) => {
       if (m.variant === 'message') checked.push(rt.store.getMessage(m.message.message_id) !== undefined)
     })
-    await s.prompt('persist first').finished
+    await (
+      await s.prompt({ query: 'persist first' })
+    ).finished
     expect(checked.length).toBeGreaterThan(0)
     expect(checked.every(Boolean)).toBe(true)
   })
 
   it('runs prompts sent back to back in order, the second waiting in the queue', async () => {
     const rt = sqliteRuntime()
-    const s = rt.sessions.create()
-    const a = s.prompt('/stream 20 2')
-    const b = s.prompt('second')
-    expect(s.status().queue.map((q) => q.summary)).toEqual(['second'])
+    const s = await rt.sessions.create()
+    // Sent back to back, and the status asked right after, all in the same tick.
+    const [a, b, status] = await Promise.all([
+      s.prompt({ query: '/stream 20 2' }),
+      s.prompt({ query: 'second' }),
+      s.status(),
+    ])
+    expect(status.queue.map((q) => q.summary)).toEqual(['second'])
     await Promise.all([a.finished, b.finished])
-    const msgs = allMessages(s)
+    const msgs = await allMessages(s)
     expect(msgs.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant'])
     expect(textOf(msgs[0]!)).toBe('/stream 20 2')
     expect(textOf(msgs[2]!)).toBe('second')
-    expect(s.status()).toMatchObject({ state: 'idle', queue_length: 0 })
+    expect(await s.status()).toMatchObject({ state: 'idle', queue_length: 0 })
   })
 
   it('stop keeps the partial text and ends the turn without an error message', async () => {
     const rt = sqliteRuntime()
-    const s = rt.sessions.create()
+    const s = await rt.sessions.create()
     const rec = record(s)
-    const turn = s.prompt('/stream 1000 5')
+    const turn = await s.prompt({ query: '/stream 1000 5' })
     await rec.until((seen) => seen.filter((m) => m.variant === 'delta').length >= 5)
-    expect(s.status().state).toBe('running')
+    expect((await s.status()).state).toBe('running')
     const stopped = await s.stop()
     expect(stopped).toEqual({ stopped: true, turn_id: turn.id })
     expect(await turn.finished).toEqual({
       success: false,
       error: { code: 'stopped', message: 'Stopped by the user.' },
     })
-    const msgs = allMessages(s)
+    const msgs = await allMessages(s)
     expect(msgs).toHaveLength(2)
     expect(msgs[1]!.status).toBe('cancelled')
     const text = textOf(msgs[1]!)
     expect(text.startsWith('word1 word2 word3 word4 word5')).toBe(true)
     expect(text.split(' ').length).toBeLessThan(1000)
     expect(msgs.some((m) => m.kind === 'error')).toBe(false)
-    expect(s.status().state).toBe('idle')
+    expect((await s.status()).state).toBe('idle')
   })
 
   it('/error becomes exactly one persisted canonical error message', async () => {
     const rt = sqliteRuntime()
-    const s = rt.sessions.create()
-    const result = await s.prompt('/error the disk is on fire').finished
+    const s = await rt.sessions.create()
+    const result = await (await s.prompt({ query: '/error the disk is on fire' })).finished
     expect(result).toEqual({ success: false, error: { code: 'model_error', message: 'the disk is on fire' } })
-    const errors = allMessages(s).filter((m) => m.kind === 'error')
+    const errors = (await allMessages(s)).filter((m) => m.kind === 'error')
     expect(errors).toHaveLength(1)
     expect(textOf(errors[0]!)).toBe('the disk is on fire')
     expect(errors[0]!.error_code).toBe('model_error')
@@ -88,18 +94,20 @@ describe('runtime: prompts, streaming and persistence (real SQLite file)', () =>
   it('keeps sessions and messages across closing and reopening on the same dataDir', async () => {
     const dataDir = tempDir()
     const first = openRuntime({ dataDir, log: () => {} })
-    const s = first.sessions.create({ title: 'Durable' })
-    await s.prompt('remember me').finished
-    const before = allMessages(s)
+    const s = await first.sessions.create({ title: 'Durable' })
+    await (
+      await s.prompt({ query: 'remember me' })
+    ).finished
+    const before = await allMessages(s)
     await first.close()
 
     const second = openRuntime({ dataDir, log: () => {} })
     try {
-      const list = second.sessions.list()
+      const list = await second.sessions.list()
       expect(list.map((i) => i.title)).toEqual(['Durable'])
-      const again = second.sessions.get(s.id)
-      expect(allMessages(again)).toEqual(before)
-      expect(again.info().message_count).toBe(2)
+      const again = await second.sessions.get(s.session_id)
+      expect(await allMessages(again)).toEqual(before)
+      expect((await again.get_info()).message_count).toBe(2)
     } finally {
       await second.close()
     }
@@ -107,56 +115,57 @@ describe('runtime: prompts, streaming and persistence (real SQLite file)', () =>
 
   it('pages history newest-first with a cursor', async () => {
     const rt = sqliteRuntime()
-    const s = rt.sessions.create()
-    for (let i = 0; i < 3; i++) await s.prompt(`p${i}`).finished
-    const page1 = s.messages({ limit: 4 })
+    const s = await rt.sessions.create()
+    for (let i = 0; i < 3; i++) await (await s.prompt({ query: `p${i}` })).finished
+    const page1 = await s.messages({ limit: 4 })
     expect(page1.items.map((m) => m.seq)).toEqual([3, 4, 5, 6])
     expect(page1.next_cursor).toBe('3')
-    const page2 = s.messages({ cursor: page1.next_cursor, limit: 4 })
+    const page2 = await s.messages({ cursor: page1.next_cursor, limit: 4 })
     expect(page2.items.map((m) => m.seq)).toEqual([1, 2])
     expect(page2.next_cursor).toBeNull()
   })
 
   it('lists, gets and removes sessions; a removed session is a clear not_found', async () => {
     const rt = sqliteRuntime()
-    const a = rt.sessions.create({ title: 'A' })
-    rt.sessions.create({ title: 'B' })
-    expect(
-      rt.sessions
-        .list()
-        .map((i) => i.title)
-        .sort(),
-    ).toEqual(['A', 'B'])
-    expect(rt.sessions.get(a.id).info().title).toBe('A')
-    await rt.sessions.remove(a.id)
-    expect(rt.sessions.list().map((i) => i.title)).toEqual(['B'])
-    expect(() => rt.sessions.get(a.id)).toThrow(/does not exist/)
-    expect(() => a.prompt('x')).toThrow(/does not exist/)
+    const a = await rt.sessions.create({ title: 'A' })
+    await rt.sessions.create({ title: 'B' })
+    expect((await rt.sessions.list()).map((i) => i.title).sort()).toEqual(['A', 'B'])
+    expect((await (await rt.sessions.get(a.session_id)).get_info()).title).toBe('A')
+    await rt.sessions.remove(a.session_id)
+    expect((await rt.sessions.list()).map((i) => i.title)).toEqual(['B'])
+    await expect(rt.sessions.get(a.session_id)).rejects.toThrow(/does not exist/)
+    await expect(a.prompt({ query: 'x' })).rejects.toThrow(/does not exist/)
   })
 
   it('the in-memory store serves the same API and keeps nothing', async () => {
     const dataDir = tempDir()
     const rt = openRuntime({ dataDir, store: 'memory', log: () => {} })
-    const s = rt.sessions.create()
-    await s.prompt('ephemeral').finished
-    expect(allMessages(s)).toHaveLength(2)
+    const s = await rt.sessions.create()
+    await (
+      await s.prompt({ query: 'ephemeral' })
+    ).finished
+    expect(await allMessages(s)).toHaveLength(2)
     expect(rt.store.kind).toBe('memory')
     await rt.close()
     const again = openRuntime({ dataDir, store: 'memory', log: () => {} })
-    expect(again.sessions.list()).toEqual([])
+    expect(await again.sessions.list()).toEqual([])
     await again.close()
   })
 
   it('titles a new chat, and a fork, after their first prompt (without code fences)', async () => {
     const rt = sqliteRuntime()
-    const s = rt.sessions.create()
-    await s.prompt('```python\nprint("hello")\n```').finished
-    expect(s.info().title).toBe('print("hello")')
-    const child = rt.sessions.fork(s.id, {})
-    expect(child.info().title).toBe('print("hello") (fork)')
-    await child.prompt('Now in Rust').finished
-    expect(child.info().title).toBe('Now in Rust')
-    expect(s.info().title).toBe('print("hello")')
+    const s = await rt.sessions.create()
+    await (
+      await s.prompt({ query: '```python\nprint("hello")\n```' })
+    ).finished
+    expect((await s.get_info()).title).toBe('print("hello")')
+    const child = await s.fork({})
+    expect((await child.get_info()).title).toBe('print("hello") (fork)')
+    await (
+      await child.prompt({ query: 'Now in Rust' })
+    ).finished
+    expect((await child.get_info()).title).toBe('Now in Rust')
+    expect((await s.get_info()).title).toBe('print("hello")')
   })
 
   it('refuses a second runtime on the same data folder with a clear error', () => {

@@ -1,22 +1,18 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { WebSocket } from 'ws'
+import WebSocket from 'ws'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createRouter } from '../../src-main/ipc/router'
 import { startBrowserHost, type BrowserHost } from '../../src-main/ipc/ws-host'
 import { appInfo } from '../../src-main/app-info'
-import { sqliteRuntime, tempDir } from './helpers'
-import type { ServerEvent, SessionMutation } from '../../src-shared/types'
-
-/** A wire answer, typed only as far as these tests read it. */
-interface Wire {
-  ok: boolean
-  data: { session_id: string; id: string; items: unknown[] }
-  error?: { code: string; message: string }
-}
+import { failOnListenerError, sqliteRuntime, tempDir } from './helpers'
+import type { SessionMutation } from '../../src-shared/types'
+import { ClientError, connectArbor, type RemoteArbor } from '../../src-shared/sdk'
 
 const hosts: BrowserHost[] = []
+const clients: RemoteArbor[] = []
 afterEach(async () => {
+  while (clients.length) await clients.pop()!.close()
   while (hosts.length) await hosts.pop()!.close()
 })
 
@@ -43,38 +39,33 @@ function connect(url: string, headers: Record<string, string> = {}): Promise<Web
   })
 }
 
-function client(ws: WebSocket) {
-  let next = 1
-  const pending = new Map<number, (r: unknown) => void>()
-  const events: unknown[] = []
-  const orphans: unknown[] = []
-  ws.on('message', (data) => {
-    const msg = JSON.parse(data.toString()) as { id?: number | null; result?: unknown; event?: unknown }
-    if (msg.event) events.push(msg.event)
-    else if (typeof msg.id === 'number' && pending.has(msg.id)) pending.get(msg.id)!(msg.result)
-    else orphans.push(msg)
+/** The SDK connected to the host, as a Node program would use it. */
+async function sdk(host: BrowserHost): Promise<RemoteArbor> {
+  const arbor = await connectArbor({
+    url: host.url,
+    token: host.token,
+    WebSocket,
+    onListenerError: failOnListenerError,
   })
-  return {
-    events,
-    orphans,
-    call(method: string, params: unknown): Promise<Wire> {
-      const id = next++
-      ws.send(JSON.stringify({ id, method, params }))
-      return new Promise((r) => pending.set(id, r as never))
-    },
-    raw(text: string): Promise<unknown> {
-      const before = orphans.length
+  clients.push(arbor)
+  return arbor
+}
+
+/**
+ * Frames the SDK would never send (not JSON, not an object, too large, mistyped params, an
+ * unknown method), over a raw socket: resolves with the host's answer to each, in order.
+ */
+function rawFrames(ws: WebSocket) {
+  const waiting: Array<(answer: unknown) => void> = []
+  ws.on('message', (data) => {
+    const msg = JSON.parse(data.toString()) as { event?: unknown }
+    if (!msg.event) waiting.shift()?.(msg) // events (session lists) are not answers
+  })
+  return (text: string): Promise<unknown> =>
+    new Promise((resolve) => {
+      waiting.push(resolve)
       ws.send(text)
-      return new Promise((resolve) => {
-        const t = setInterval(() => {
-          if (orphans.length > before) {
-            clearInterval(t)
-            resolve(orphans[before])
-          }
-        }, 2)
-      })
-    },
-  }
+    })
 }
 
 describe('WebSocket host', () => {
@@ -97,42 +88,32 @@ describe('WebSocket host', () => {
 
   it('serves the contract: a prompt streams to the subscribed socket', async () => {
     const { host } = await setup()
-    const ws = await connect(`ws://127.0.0.1:${host.port}/ws?token=${host.token}`)
-    const c = client(ws)
-    const created = await c.call('sessions.create', { title: 'ws' })
-    const id = created.data.session_id as string
-    await c.call('session.subscribe', { session_id: id })
-    const turn = await c.call('session.prompt', { session_id: id, query: 'over the socket' })
-    expect(await c.call('session.wait_turn', { session_id: id, turn_id: turn.data.id })).toEqual({
-      ok: true,
-      data: { success: true },
-    })
-    expect(
-      c.events.some(
-        (e) =>
-          (e as ServerEvent).type === 'mutation' &&
-          (e as { mutation: SessionMutation }).mutation.variant === 'delta',
-      ),
-    ).toBe(true)
-    const page = await c.call('session.messages', { session_id: id })
-    expect(page.data.items).toHaveLength(2)
-    ws.close()
+    const arbor = await sdk(host)
+    const s = await arbor.sessions.create({ title: 'ws' })
+    const seen: SessionMutation[] = []
+    s.subscribe((m) => seen.push(m))
+    const turn = await s.prompt({ query: 'over the socket' })
+    expect(await turn.finished).toEqual({ success: true })
+    expect(seen.some((m) => m.variant === 'delta')).toBe(true)
+    const page = await s.messages()
+    expect(page.items).toHaveLength(2)
   })
 
   it('answers malformed frames with a clear error and changes nothing', async () => {
     const { host, runtime } = await setup()
+    const arbor = await sdk(host)
+    const id = (await arbor.sessions.create({})).session_id
+    const before = JSON.stringify(await runtime.sessions.list())
     const ws = await connect(`ws://127.0.0.1:${host.port}/ws?token=${host.token}`)
-    const c = client(ws)
-    const id = (await c.call('sessions.create', {})).data.session_id as string
-    const before = JSON.stringify(runtime.sessions.list())
+    const send = rawFrames(ws)
 
-    expect(await c.raw('{not json')).toMatchObject({
+    expect(await send('{not json')).toMatchObject({
       id: null,
       result: { ok: false, error: { code: 'invalid_request' } },
     })
-    expect(await c.raw('[1,2]')).toMatchObject({ result: { ok: false, error: { code: 'invalid_request' } } })
+    expect(await send('[1,2]')).toMatchObject({ result: { ok: false, error: { code: 'invalid_request' } } })
     expect(
-      await c.raw(
+      await send(
         JSON.stringify({
           id: 'x',
           method: 'session.prompt',
@@ -142,20 +123,21 @@ describe('WebSocket host', () => {
     ).toMatchObject({
       result: { ok: false, error: { code: 'payload_too_large' } },
     })
-    expect(await c.call('session.prompt', { session_id: id, query: ['wrong'] })).toMatchObject({
-      ok: false,
-      error: { code: 'invalid_request' },
+    expect(
+      await send(
+        JSON.stringify({ id: 1, method: 'session.prompt', params: { session_id: id, query: ['wrong'] } }),
+      ),
+    ).toMatchObject({ id: 1, result: { ok: false, error: { code: 'invalid_request' } } })
+    expect(await send(JSON.stringify({ id: 2, method: 'session.explode', params: {} }))).toMatchObject({
+      id: 2,
+      result: { ok: false, error: { code: 'unknown_method' } },
     })
-    expect(await c.call('session.explode', {})).toMatchObject({
-      ok: false,
-      error: { code: 'unknown_method' },
-    })
-    expect(await c.call('session.get_info', { session_id: 'ses_missing' })).toMatchObject({
-      ok: false,
-      error: { code: 'not_found' },
-    })
-    expect(JSON.stringify(runtime.sessions.list())).toBe(before)
-    expect(runtime.sessions.get(id).messages({}).items).toEqual([])
+    // A well-formed call about a session that does not exist: the SDK rejects with the code.
+    const missing = arbor.session('ses_missing').get_info()
+    await expect(missing).rejects.toBeInstanceOf(ClientError)
+    await expect(missing).rejects.toMatchObject({ code: 'not_found' })
+    expect(JSON.stringify(await runtime.sessions.list())).toBe(before)
+    expect((await (await runtime.sessions.get(id)).messages({})).items).toEqual([])
     ws.close()
   })
 

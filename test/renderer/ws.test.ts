@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createWsTransport, type SocketLike } from '../../src-renderer/client/ws'
+import { createWsTransport, type SocketLike } from '../../src-shared/sdk/ws'
 import { socketUrl } from '../../src-renderer/client/transport'
 import type { ServerEvent } from '../../src-shared/types'
 

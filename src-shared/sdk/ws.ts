@@ -1,7 +1,7 @@
-import type { ArborTransport, ResponseOf } from '../../src-shared/contract'
-import type { Result } from '../../src-shared/errors'
-import type { Method, RequestOf } from '../../src-shared/schemas'
-import type { ServerEvent } from '../../src-shared/types'
+import type { ArborTransport, ResponseOf } from '../contract'
+import type { Result } from '../errors'
+import type { Method, RequestOf } from '../schemas'
+import type { ServerEvent } from '../types'
 
 /**
  * The browser host's transport: JSON text frames over one WebSocket.

@@ -1,0 +1,135 @@
+import type { AppInfo, Inspection, SystemView } from '../contract'
+import type {
+  MessagesPage,
+  PendingInteraction,
+  Receipt,
+  Remember,
+  SearchHit,
+  SecurityMode,
+  SessionEnv,
+  SessionInfo,
+  SessionMutation,
+  SessionStatus,
+  SnapshotInfo,
+  TurnResult,
+} from '../types'
+
+/**
+ * The Session API of the seeds, typed once. Two implementations satisfy it: the local one
+ * (`openRuntime()` in the main process) and the remote one (`connectArbor()` over the browser
+ * host's WebSocket, or `createArbor(transport)` over Electron's preload). The seed's own example
+ * runs unchanged against both:
+ *
+ *   const session = await sessions.create({ session_id: 'repo-analysis' })
+ *   const page = await session.messages()
+ *   const unsubscribe = session.subscribe(apply)
+ *   const turn = await session.prompt({ query: 'Analyse this repository' })
+ *   const result = await turn.finished
+ *
+ * Every call is async on both sides. Sessions are obtained from `Sessions`, never constructed.
+ */
+
+/** One prompt's execution. `finished` resolves once the turn ends — also when awaited after it
+ *  ended, and (remotely) across a dropped and restored connection. It never rejects for a
+ *  failed turn: `{ success: false, error }` says why; the user-visible error is a Message. */
+export interface TurnHandle {
+  id: string
+  /** The queued command that carries the prompt (for `unqueue`). */
+  command_id: string
+  finished: Promise<TurnResult>
+}
+
+export type MutationListener = (mutation: SessionMutation) => void
+
+export interface RespondRequest {
+  interaction_id: string
+  /** For approvals; "deny" also declines a question. */
+  decision?: 'approve' | 'deny'
+  /** For questions. */
+  answer?: string
+  remember?: Remember
+  reason?: string
+}
+
+export interface SetRequest {
+  model?: string
+  security?: SecurityMode
+  env?: SessionEnv
+  plugins?: string[]
+}
+
+export interface ForkRequest {
+  /** Fork after this message (the default is the head). */
+  message_id?: string
+  /** Fork from this immutable checkpoint. */
+  snapshot_id?: string
+  /** Idempotency key: the same key twice returns the same child. */
+  operation_id?: string
+  /** Arbor: fork just before `message_id` (edit-and-resend of a user message). */
+  before?: boolean
+}
+
+export interface SessionHead {
+  session_id: string
+  snapshot_id: string | null
+  head_seq: number
+}
+
+export interface Session {
+  readonly session_id: string
+  /** A page of persisted history, newest page first; each page is oldest-first. */
+  messages(opts?: { cursor?: string | null; limit?: number }): Promise<MessagesPage>
+  get_info(): Promise<SessionInfo>
+  /** Live mutations from now on (no replay). Subscribe before you prompt. */
+  subscribe(listener: MutationListener): () => void
+  prompt(req: { query: string }): Promise<TurnHandle>
+  interactions(): Promise<PendingInteraction[]>
+  /** Not queued: resumes the waiting turn at once. */
+  respond(req: RespondRequest): Promise<{ interaction_id: string; status: string }>
+  /** Not queued: interrupts the current turn at once. */
+  stop(): Promise<{ stopped: boolean; turn_id?: string }>
+  steer(text: string): Promise<Receipt>
+  pause(): Promise<Receipt>
+  run(opts?: { steering?: string }): Promise<Receipt>
+  unqueue(command_id: string): Promise<{ removed: boolean }>
+  set(changes: SetRequest): Promise<Receipt>
+  compact(): Promise<Receipt>
+  /** A new isolated durable session whose history is this one's up to that point. */
+  fork(req?: ForkRequest): Promise<Session>
+  snapshot(): Promise<SnapshotInfo>
+  snapshots(opts?: { limit?: number }): Promise<SnapshotInfo[]>
+  syncshot(): Promise<SnapshotInfo>
+  status(): Promise<SessionStatus>
+  inspect(): Promise<Inspection>
+  system(): Promise<SystemView>
+  capabilities(): Promise<string[]>
+  /** Arbor: the store's get_session_head (head checkpoint and last message seq). */
+  head(): Promise<SessionHead>
+  /** Arbor: the handle of a turn started earlier (e.g. by another window, or before a reload). */
+  turn(turn_id: string): Promise<TurnHandle>
+}
+
+export interface Sessions {
+  create(opts?: { session_id?: string; title?: string }): Promise<Session>
+  /** Rejects with `not_found` for an unknown or removed session. */
+  get(session_id: string): Promise<Session>
+  list(opts?: { archived?: boolean }): Promise<SessionInfo[]>
+  /** Archives (or, with `{ archived: false }`, unarchives) a session. */
+  archive(session_id: string, opts?: { archived?: boolean }): Promise<SessionInfo>
+  archived(): Promise<SessionInfo[]>
+  clean_archive(): Promise<{ removed: number }>
+  remove(session_id: string): Promise<{ removed: true }>
+  clear_messages(session_id: string): Promise<SessionInfo>
+  /** Arbor */
+  rename(session_id: string, title: string): Promise<SessionInfo>
+  /** Arbor: full-text search across every session. */
+  search(query: string, opts?: { limit?: number }): Promise<SearchHit[]>
+}
+
+/** What both `openRuntime()` and `connectArbor()` give you. */
+export interface Arbor {
+  sessions: Sessions
+  close(): Promise<void>
+}
+
+export type { AppInfo }

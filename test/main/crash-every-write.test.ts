@@ -1,0 +1,289 @@
+import { describe, expect, it } from 'vitest'
+import { openRuntime, type Runtime, type Session } from '../../src-main/runtime'
+import type { Store } from '../../src-main/store'
+import type { InteractionPart, SessionMessage, SessionMutation } from '../../src-shared/types'
+import { failOnListenerError, tempDir, textOf } from './helpers'
+
+/**
+ * Crash at every store write, the way SQLite tests itself: run one scripted scenario (prompt,
+ * queue, approval, steer, set, compact, fork) with a store that "loses power" at write N — that
+ * write and every later one fail, and a transaction in progress rolls back, as after SIGKILL —
+ * then reopen the folder, let recovery and the queue finish, and check the invariants. N runs
+ * from 1 until the scenario completes without reaching write N.
+ */
+
+const WRITES = new Set<keyof Store>([
+  'setSetting',
+  'createSession',
+  'updateSession',
+  'removeSession',
+  'forkSession',
+  'insertMessage',
+  'updateMessage',
+  'enqueueCommand',
+  'setCommandStatus',
+  'saveTurn',
+  'saveInteraction',
+  'commit_session_snapshot',
+])
+
+class PowerLoss extends Error {
+  constructor() {
+    super('power loss (simulated)')
+    this.name = 'PowerLoss'
+  }
+}
+
+/** A store whose write number `crashAt` and every write after it fail. */
+function crashingStore(raw: Store, crashAt: number) {
+  const state = { writes: 0, crashed: false }
+  let onCrash: () => void = () => {}
+  const crashed = new Promise<never>((_, reject) => {
+    onCrash = () => reject(new PowerLoss())
+  })
+  crashed.catch(() => undefined)
+  const store = new Proxy(raw, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver) as unknown
+      if (typeof value !== 'function') return value
+      if (prop === 'transaction')
+        // A transaction during which the power went out never commits.
+        return <T>(fn: () => T): T =>
+          target.transaction(() => {
+            const result = fn()
+            if (state.crashed) throw new PowerLoss()
+            return result
+          })
+      if (!WRITES.has(prop as keyof Store)) return value.bind(target)
+      return (...args: unknown[]) => {
+        if (!state.crashed && ++state.writes >= crashAt) {
+          if (process.env.CRASH_DEBUG)
+            console.log('CRASH at', String(prop), new Error().stack?.split('\n').slice(2, 7).join('\n'))
+          state.crashed = true
+          onCrash()
+        }
+        if (state.crashed) throw new PowerLoss()
+        return (value as (...a: unknown[]) => unknown).apply(target, args)
+      }
+    },
+  })
+  return { store, state, crashed }
+}
+
+const TOOL_PROMPT = '/tool write_file {"path":"notes.txt","content":"hello"}'
+const SECOND_PROMPT = '/stream 6 0'
+const NOTE = 'please also be brief'
+
+/** What the scenario got as far as doing (each entry: the call returned before the crash). */
+interface Progress {
+  prompts: string[]
+  steered: boolean
+  set: boolean
+  compacted: boolean
+  pendingSeen: Set<string>
+  /** respond() was called (its outcome is unknown if the crash came first) */
+  answering: Set<string>
+  answered: Set<string>
+  forkId?: string
+}
+
+async function scenario(rt: Runtime, crashed: Promise<never>, p: Progress): Promise<void> {
+  const race = <T>(x: Promise<T>) => Promise.race([x, crashed])
+  const s = await race(rt.sessions.create({ session_id: 'victim', title: 'Crash me' }))
+  const pending = new Promise<InteractionPart>((resolve) => {
+    s.subscribe((m: SessionMutation) => {
+      if (m.variant === 'part' && m.part.type === 'interaction' && m.part.status === 'pending') {
+        p.pendingSeen.add(m.part.interaction_id)
+        resolve(m.part)
+      }
+    })
+  })
+  const first = await race(s.prompt({ query: TOOL_PROMPT }))
+  p.prompts.push(TOOL_PROMPT)
+  const ask = await race(pending)
+  const second = await race(s.prompt({ query: SECOND_PROMPT }))
+  p.prompts.push(SECOND_PROMPT)
+  await race(s.steer(NOTE))
+  p.steered = true
+  await race(s.set({ security: 'auto_read' }))
+  p.set = true
+  await race(s.compact())
+  p.compacted = true
+  p.answering.add(ask.interaction_id)
+  await race(s.respond({ interaction_id: ask.interaction_id, decision: 'approve' }))
+  p.answered.add(ask.interaction_id)
+  await race(first.finished)
+  await race(second.finished)
+  await race(
+    until(s, async () => (await s.status()).state === 'idle' && (await s.status()).queue_length === 0),
+  )
+  const child = await race(s.fork())
+  p.forkId = child.session_id
+}
+
+async function until(s: Session, check: () => Promise<boolean>): Promise<void> {
+  const start = Date.now()
+  while (!(await check())) {
+    if (Date.now() - start > 10_000) throw new Error(`session ${s.session_id} did not settle`)
+    await new Promise((r) => setTimeout(r, 2))
+  }
+}
+
+async function all(s: Session): Promise<SessionMessage[]> {
+  return (await s.messages({ limit: 500 })).items
+}
+
+describe('crash at every store write', () => {
+  it('loses nothing committed, duplicates nothing, keeps approvals pending', async () => {
+    let completed = false
+    let crashes = 0
+    for (let crashAt = Number(process.env.CRASH_FROM ?? 1); crashAt < 1000 && !completed; crashAt++) {
+      const dir = tempDir()
+      const p: Progress = {
+        prompts: [],
+        steered: false,
+        set: false,
+        compacted: false,
+        pendingSeen: new Set(),
+        answering: new Set(),
+        answered: new Set(),
+      }
+      let harness!: ReturnType<typeof crashingStore>
+      const rt = openRuntime({
+        dataDir: dir,
+        log: () => {},
+        onListenerError: failOnListenerError,
+        wrapStore: (raw) => (harness = crashingStore(raw, crashAt)).store,
+      })
+      try {
+        await scenario(rt, harness.crashed, p)
+      } catch (err) {
+        if (!(err instanceof PowerLoss)) throw err
+      }
+      if (!harness.state.crashed) completed = true
+      else crashes++
+      await rt.close().catch(() => undefined)
+
+      const where = `crash at write ${crashAt}`
+      const again = openRuntime({ dataDir: dir, log: () => {}, onListenerError: failOnListenerError })
+      try {
+        const exists = (await again.sessions.list()).some((i) => i.session_id === 'victim')
+        if (!exists) {
+          expect(p.prompts, where).toEqual([])
+          continue
+        }
+        const s = await again.sessions.get('victim')
+        // Approvals the user saw and had not answered are still waiting after the restart.
+        const waiting = new Set((await s.interactions()).map((i) => i.interaction_id))
+        for (const id of p.pendingSeen)
+          if (!p.answering.has(id))
+            expect(waiting.has(id), `${where}: approval ${id} still pending`).toBe(true)
+        for (const id of p.answered)
+          expect(waiting.has(id), `${where}: answered ${id} stays answered`).toBe(false)
+
+        // Let recovery and the queue finish: approve what waits, until idle.
+        await until(s, async () => {
+          for (const i of await s.interactions())
+            await s.respond({ interaction_id: i.interaction_id, decision: 'approve' })
+          const st = await s.status()
+          return st.state === 'idle' && st.queue_length === 0
+        })
+
+        const msgs = await all(s)
+        expect(
+          msgs.map((m) => m.seq),
+          `${where}: seqs contiguous`,
+        ).toEqual(msgs.map((_, i) => i + 1))
+        expect(new Set(msgs.map((m) => m.message_id)).size, `${where}: unique ids`).toBe(msgs.length)
+        const texts = (pred: (m: SessionMessage) => boolean) => msgs.filter(pred).map(textOf)
+        // Every accepted prompt ran exactly once; nothing else became a prompt.
+        const users = texts((m) => m.role === 'user' && m.kind === 'text')
+        for (const q of p.prompts)
+          expect(
+            users.filter((t) => t === q),
+            `${where}: prompt ${q}`,
+          ).toHaveLength(1)
+        expect(users.length, `${where}: no stray prompt`).toBeLessThanOrEqual(2)
+        // One interrupted error per interrupted turn, and none for others.
+        const turns = again.store.listTurns('victim')
+        for (const t of turns) {
+          const errors = msgs.filter((m) => m.turn_id === t.turn_id && m.kind === 'error')
+          expect(errors.length, `${where}: errors of turn ${t.turn_id} (${t.status})`).toBeLessThanOrEqual(1)
+          if (t.status === 'interrupted') expect(errors[0]?.error_code, where).toBe('interrupted')
+        }
+        // Notes, summaries and Action lines: once each when their command was accepted.
+        const notes = texts((m) => m.kind === 'steer')
+        expect(notes.length, `${where}: steering notes`).toBe(p.steered ? 1 : notes.length)
+        expect(notes.length, `${where}: steering notes`).toBeLessThanOrEqual(1)
+        const actions = texts((m) => m.kind === 'action')
+        const modeLines = actions.filter((t) => t.startsWith('Approval mode changed')).length
+        const row = again.store.getSession('victim')!
+        expect(modeLines, `${where}: Action line of set`).toBe(row.security === 'auto_read' ? 1 : 0)
+        if (p.set) expect(row.security, where).toBe('auto_read')
+        const summaries = msgs.filter((m) => m.kind === 'summary').length
+        const compactLines = actions.filter((t) => t.startsWith('Compacted')).length
+        expect(summaries, `${where}: summaries`).toBeLessThanOrEqual(1)
+        expect(compactLines, `${where}: Action line of compact`).toBe(summaries)
+        if (p.compacted) expect(summaries, where).toBe(1)
+        if (p.forkId) expect((await again.sessions.get(p.forkId)).session_id, where).toBe(p.forkId)
+      } finally {
+        await again.close()
+      }
+    }
+    expect(completed, 'the scenario finished without a crash at some write').toBe(true)
+    expect(crashes).toBeGreaterThan(20)
+  }, 300_000)
+})
+
+describe('crash at every write of recovery', () => {
+  it('gives an interrupted turn exactly one error message however often recovery is cut short', async () => {
+    let completed = false
+    for (let crashAt = 1; crashAt < 200 && !completed; crashAt++) {
+      const dir = tempDir()
+      // A turn mid-stream when the power goes: the first runtime is closed without ending it.
+      const first = openRuntime({ dataDir: dir, log: () => {}, onListenerError: failOnListenerError })
+      const s = await first.sessions.create({ session_id: 'victim' })
+      let deltas = 0
+      const streaming = new Promise<void>((resolve) =>
+        s.subscribe((m) => {
+          if (m.variant === 'delta' && ++deltas === 3) resolve()
+        }),
+      )
+      await s.prompt({ query: '/tool read_file {"path":"x"}' })
+      await s.prompt({ query: '/stream 400 2' })
+      await streaming
+      await first.close()
+
+      // Recovery itself loses power at write `crashAt`.
+      let harness!: ReturnType<typeof crashingStore>
+      const recovering = openRuntime({
+        dataDir: dir,
+        log: () => {},
+        onListenerError: failOnListenerError,
+        wrapStore: (raw) => (harness = crashingStore(raw, crashAt)).store,
+      })
+      if (!harness.state.crashed) completed = true
+      await recovering.close().catch(() => undefined)
+
+      const again = openRuntime({ dataDir: dir, log: () => {}, onListenerError: failOnListenerError })
+      try {
+        const v = await again.sessions.get('victim')
+        await until(
+          v,
+          async () => (await v.status()).state === 'idle' && (await v.status()).queue_length === 0,
+        )
+        const msgs = await all(v)
+        for (const t of again.store.listTurns('victim')) {
+          const errors = msgs.filter((m) => m.turn_id === t.turn_id && m.kind === 'error')
+          expect(errors.length, `crash at recovery write ${crashAt}: errors of a ${t.status} turn`).toBe(
+            t.status === 'interrupted' ? 1 : 0,
+          )
+        }
+        expect(again.store.listTurns('victim').map((t) => t.status)).toContain('interrupted')
+      } finally {
+        await again.close()
+      }
+    }
+    expect(completed).toBe(true)
+  }, 120_000)
+})
