@@ -129,7 +129,7 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
   refreshModels()
   const tools = new ToolRegistry()
   const settings = (): AppSettings => {
-    const saved = JSON.parse(store.getSetting('app') ?? '{}') as Partial<AppSettings>
+    const saved = store.getSetting('app') ?? {}
     return {
       default_model:
         saved.default_model && models.has(saved.default_model) ? saved.default_model : SCRIPTED_MODEL_ID,
@@ -180,7 +180,7 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
           `Unknown model "${patch.default_model}". Available: ${[...models.keys()].join(', ')}.`,
         )
       const next = { ...settings(), ...patch }
-      store.setSetting('app', JSON.stringify(next))
+      store.setSetting('app', next)
       return next
     },
     refreshModels,

@@ -2,20 +2,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ArborError } from '../../src-shared/errors'
 import type { McpServerInfo, McpToolInfo } from '../../src-shared/contract'
-import type { Store } from '../store'
+import type { McpServerConfig, Store } from '../store'
 import { uniqueSlug } from './slug'
 import type { SecretStore } from './secrets'
 import { ToolError, type Tool } from './tools'
 
-export interface McpServerConfig {
-  server_id: string
-  name: string
-  command: string
-  args: string[]
-  /** Names only: the values (often tokens) live in the SecretStore, not the database. */
-  env_keys: string[]
-  enabled_by_default: boolean
-}
+export type { McpServerConfig } from '../store'
 
 const KEY = 'mcp_servers'
 const envSecret = (server_id: string) => `mcp:${server_id}:env`
@@ -59,11 +51,11 @@ export class McpManager {
   ) {}
 
   configs(): McpServerConfig[] {
-    return JSON.parse(this.store.getSetting(KEY) ?? '[]') as McpServerConfig[]
+    return this.store.getSetting(KEY) ?? []
   }
 
   private write(configs: McpServerConfig[]): void {
-    this.store.setSetting(KEY, JSON.stringify(configs))
+    this.store.setSetting(KEY, configs)
   }
 
   info(c: McpServerConfig): McpServerInfo {

@@ -2,19 +2,13 @@ import { createAnthropic } from '@ai-sdk/anthropic'
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
 import { ArborError } from '../../src-shared/errors'
 import type { ProviderInfo, ProviderPreset } from '../../src-shared/contract'
-import type { Store } from '../store'
+import type { ProviderConfig, Store } from '../store'
 import { uniqueSlug } from './slug'
 import { createAiSdkModel, describeFailure, type Endpoint } from './models/ai-sdk'
 import type { Model } from './models/types'
 import { redact, type SecretStore } from './secrets'
 
-export interface ProviderConfig {
-  provider_id: string
-  kind: ProviderInfo['kind']
-  name: string
-  base_url: string
-  models: string[]
-}
+export type { ProviderConfig } from '../store'
 
 /** Local servers at their usual ports, and the two hosted APIs. */
 export const PROVIDER_PRESETS: ProviderPreset[] = [
@@ -52,11 +46,11 @@ export class ProviderRegistry {
   ) {}
 
   configs(): ProviderConfig[] {
-    return JSON.parse(this.store.getSetting(KEY) ?? '[]') as ProviderConfig[]
+    return this.store.getSetting(KEY) ?? []
   }
 
   private write(configs: ProviderConfig[]): void {
-    this.store.setSetting(KEY, JSON.stringify(configs))
+    this.store.setSetting(KEY, configs)
   }
 
   info(p: ProviderConfig): ProviderInfo {

@@ -5,6 +5,7 @@ import type { Store } from './types'
 
 export type { Store } from './types'
 export * from './types'
+export type { McpServerConfig, ProviderConfig, Settings } from './settings'
 
 /**
  * The SQLite checkpoint store in `dataDir/arbor.db`, or the in-memory store (SQLite's

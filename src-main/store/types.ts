@@ -7,6 +7,7 @@ import type {
   SnapshotInfo,
   TurnResult,
 } from '../../src-shared/types'
+import type { Settings } from './settings'
 
 export interface SessionRow {
   session_id: string
@@ -124,18 +125,18 @@ export interface ForkRequest {
 }
 
 /**
- * The checkpoint store. Synchronous by design: better-sqlite3 is, and a synchronous store makes
- * "persist, then publish" a plain sequence with no interleaving.
+ * Small app-wide values, each stored as one JSON row of the settings table. Every key the app
+ * uses is declared here with the type of its value, so a caller can't read a blob as the wrong
+ * shape, and encoding, decoding and the check of what comes back happen in one place.
  */
-export interface Store {
-  readonly kind: 'sqlite' | 'memory'
-  readonly path: string
-  close(): void
-  transaction<T>(fn: () => T): T
+export interface SettingsStore {
+  /** The stored value, or undefined if the key was never set. Throws store_error if it is damaged. */
+  getSetting<K extends keyof Settings>(key: K): Settings[K] | undefined
+  setSetting<K extends keyof Settings>(key: K, value: Settings[K]): void
+}
 
-  getSetting(key: string): string | undefined
-  setSetting(key: string, value: string): void
-
+/** Sessions: their rows, removal (with tombstones while forks inherit), and copy-on-write forks. */
+export interface SessionStore {
   createSession(row: SessionRow): void
   /** Live (not removed) session, or undefined. */
   getSession(session_id: string): SessionRow | undefined
@@ -148,8 +149,12 @@ export interface Store {
   /** Deletes the session's rows, or keeps a tombstone while forks still inherit them. */
   removeSession(session_id: string): void
   findFork(parent_session_id: string, operation_id: string): SessionRow | undefined
+  /** Creates the child and its first snapshot (reason 'fork') in one transaction. */
   forkSession(req: ForkRequest): SessionRow
+}
 
+/** The message history of each session, read across its fork lineage, and full-text search. */
+export interface MessageLog {
   /** Appends a message at seq = last_seq + 1 of its session and counts it. */
   insertMessage(message: Omit<SessionMessage, 'seq'>): SessionMessage
   /** Replaces a message's mutable fields (status, parts, revision, updated_at). */
@@ -160,10 +165,14 @@ export interface Store {
   /** Oldest first, from `from_seq` (inclusive), across the fork lineage: the model context. */
   contextMessages(session_id: string, from_seq: number): SessionMessage[]
   search(query: string, limit: number): SearchHit[]
+}
 
+/** The durable work queue: commands, the turns that run them, and the approvals they wait on. */
+export interface CommandLog {
   enqueueCommand(row: CommandRow): CommandRow
   getCommand(command_id: string): CommandRow | undefined
   listCommands(session_id: string, statuses: CommandStatus[]): CommandRow[]
+  /** A command set to done or cancelled is deleted: its turn row keeps the outcome. */
   setCommandStatus(command_id: string, status: CommandStatus): void
 
   saveTurn(row: TurnRow): void
@@ -173,11 +182,28 @@ export interface Store {
   saveInteraction(row: InteractionRow): void
   getInteraction(interaction_id: string): InteractionRow | undefined
   listInteractions(session_id: string, status?: InteractionRow['status']): InteractionRow[]
+}
 
+/** Content-hashed immutable snapshots and each session's head, advanced by compare-and-set. */
+export interface CheckpointStore {
   get_session_head(session_id: string): SessionHead | undefined
+  /** Refused with `conflict` if the head is no longer `expected_snapshot_id`. */
   commit_session_snapshot(request: SnapshotCommit): SnapshotRow
   getSnapshot(snapshot_id: string): SnapshotRow | undefined
   listSnapshots(session_id: string, limit: number): SnapshotRow[]
   /** Recomputes the content hash of a stored snapshot row. */
   verifySnapshot(snapshot: SnapshotRow): boolean
+}
+
+/**
+ * The checkpoint store: all of the above on one database. Synchronous by design: better-sqlite3
+ * is, and a synchronous store makes "persist, then publish" a plain sequence with no
+ * interleaving. Code that needs one part can take the narrow interface instead.
+ */
+export interface Store extends SettingsStore, SessionStore, MessageLog, CommandLog, CheckpointStore {
+  readonly kind: 'sqlite' | 'memory'
+  readonly path: string
+  close(): void
+  /** Runs `fn` in one transaction; a transaction inside another becomes a savepoint. */
+  transaction<T>(fn: () => T): T
 }

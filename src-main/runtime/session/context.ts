@@ -1,0 +1,130 @@
+import { ArborError } from '../../../src-shared/errors'
+import type {
+  InteractionPart,
+  SessionInfoMutation,
+  SessionMessage,
+  SessionMutation,
+  ToolCallPart,
+} from '../../../src-shared/types'
+import type { SessionRow, Store, TurnRow } from '../../store'
+import type { Model } from '../models/types'
+import type { Tool } from '../tools'
+
+/** Everything a session needs from its runtime. */
+export interface SessionDeps {
+  store: Store
+  models: Map<string, Model>
+  /** Built-in tools plus those of the session's enabled MCP servers. */
+  toolsFor(row: SessionRow, onNotice: (message: string) => void): Promise<Tool[]>
+  /** Bounded retries of transient model failures (visible in the transcript). */
+  retry: { attempts: number; base_delay_ms: number; max_delay_ms: number }
+  workspaceFor(session_id: string): string
+  /** This session's info changed (title, state, queue…): session lists follow these. */
+  infoChanged(mutation: SessionInfoMutation): void
+  /** Called when the session was removed, so the runtime forgets it. */
+  forget(session_id: string): void
+  log(message: string): void
+  /** A subscriber threw while a mutation was published. */
+  listenerError(err: unknown, mutation: SessionMutation): void
+}
+
+/** The turn this session is executing (running, waiting for an answer, or paused). */
+export interface ActiveTurn {
+  turn: TurnRow
+  abort: AbortController
+  /** The running turn loop, if any (none while waiting or paused). */
+  loop: Promise<void> | null
+  /** Set after a restart: the next resume starts a new run of the same turn. */
+  needsNewRun: boolean
+  stopping: boolean
+  /** The assistant message being streamed, if any. */
+  streaming: SessionMessage | null
+  /** Approvals and questions asked during the streaming step: opened when the step commits. */
+  asks: Array<{ call: ToolCallPart; part: InteractionPart }>
+  lastRequest: { system: string; message_count: number; tools: string[] } | null
+}
+
+export function activeTurn(turn: TurnRow, needsNewRun: boolean): ActiveTurn {
+  return {
+    turn,
+    abort: new AbortController(),
+    loop: null,
+    needsNewRun,
+    stopping: false,
+    streaming: null,
+    asks: [],
+    lastRequest: null,
+  }
+}
+
+export const FINISHED: TurnRow['status'][] = ['succeeded', 'failed', 'stopped', 'interrupted']
+
+export const now = () => Date.now()
+
+/**
+ * What one session's modules share: its id, its runtime, its listeners and its live turn. The
+ * modules (log, commands, turn, step, tools, interactions, checkpoints, fork, views, recovery)
+ * take this and return outcomes; only the facade (index.ts) schedules.
+ */
+export class SessionContext {
+  active: ActiveTurn | null = null
+  removed = false
+  readonly listeners = new Set<(m: SessionMutation) => void>()
+
+  constructor(
+    readonly deps: SessionDeps,
+    readonly id: string,
+  ) {}
+
+  get store(): Store {
+    return this.deps.store
+  }
+
+  /** The live row; throws a clear error if the session is gone. */
+  row(): SessionRow {
+    const row = this.store.getSession(this.id)
+    if (!row || this.removed)
+      throw new ArborError('not_found', `Session ${this.id} does not exist (it may have been removed).`)
+    return row
+  }
+
+  /** Like row(), but also refuses archived sessions: for calls that change a session. */
+  writableRow(): SessionRow {
+    const row = this.row()
+    if (row.archived)
+      throw new ArborError('archived', `Session "${row.title}" is archived. Unarchive it before changing it.`)
+    return row
+  }
+
+  publish(mutation: SessionMutation): void {
+    for (const l of [...this.listeners]) {
+      try {
+        l(mutation)
+      } catch (err) {
+        // One failing listener must not starve the others or the turn; the host decides how
+        // loud to be (tests fail on it).
+        this.deps.listenerError(err, mutation)
+      }
+    }
+  }
+
+  model(row: SessionRow): Model {
+    const model = this.deps.models.get(row.model)
+    if (!model)
+      throw new ArborError(
+        'model_error',
+        `The model "${row.model}" is not available. Choose another model in the session header.`,
+      )
+    return model
+  }
+
+  log(message: string): void {
+    this.deps.log(`Session ${this.id}: ${message}`)
+  }
+}
+
+export function abortError(): Error {
+  const err = new Error('Aborted')
+  err.name = 'AbortError'
+  return err
+}

@@ -1,0 +1,103 @@
+import { newId } from '../../../src-shared/ids'
+import { partMutation } from '../../../src-shared/types'
+import type { MessagePart, SessionMessage } from '../../../src-shared/types'
+import { now, type SessionContext } from './context'
+
+export type NewMessage = Omit<
+  SessionMessage,
+  'seq' | 'message_id' | 'session_id' | 'revision' | 'created_at' | 'updated_at'
+>
+
+/** A complete one-part text message (user prompt, Action line, error, summary, note). */
+export function textOf(
+  role: SessionMessage['role'],
+  kind: SessionMessage['kind'],
+  text: string,
+  turn_id?: string,
+  error_code?: string,
+): NewMessage {
+  return {
+    role,
+    kind,
+    status: 'complete',
+    parts: [{ type: 'text', part_id: newId('prt'), text }],
+    ...(turn_id ? { turn_id } : {}),
+    ...(error_code ? { error_code } : {}),
+  }
+}
+
+/**
+ * The message log of one session: persist first, then publish. `insert` and `update` only
+ * write (for writes that belong to a larger transaction, published once it commits); `append`
+ * and `save` write and publish.
+ */
+export class MessageLog {
+  constructor(private readonly ctx: SessionContext) {}
+
+  insert(message: NewMessage): SessionMessage {
+    const t = now()
+    return this.ctx.store.insertMessage({
+      message_id: newId('msg'),
+      session_id: this.ctx.id,
+      revision: 1,
+      created_at: t,
+      updated_at: t,
+      ...message,
+    })
+  }
+
+  /** Bumps the revision and writes the message (not published). */
+  update(message: SessionMessage): void {
+    message.revision += 1
+    message.updated_at = now()
+    this.ctx.store.updateMessage(message)
+  }
+
+  append(message: NewMessage): SessionMessage {
+    const saved = this.insert(message)
+    this.publishMessage(saved)
+    return saved
+  }
+
+  /** A one-part text message, persisted and published. */
+  text(
+    role: SessionMessage['role'],
+    kind: SessionMessage['kind'],
+    text: string,
+    turn_id?: string,
+    error_code?: string,
+  ): SessionMessage {
+    return this.append(textOf(role, kind, text, turn_id, error_code))
+  }
+
+  /** Bumps the revision, persists, then publishes the whole message (or some parts of it). */
+  save(message: SessionMessage, changedParts?: MessagePart[]): void {
+    this.update(message)
+    if (changedParts) for (const part of changedParts) this.publishPart(message, part)
+    else this.publishMessage(message)
+  }
+
+  publishMessage(message: SessionMessage): void {
+    this.ctx.publish({ variant: 'message', session_id: this.ctx.id, message: structuredClone(message) })
+  }
+
+  /** A part snapshot at the message's current revision (the message is already persisted). */
+  publishPart(message: SessionMessage, part: MessagePart): void {
+    this.ctx.publish(partMutation(this.ctx.id, message.message_id, message.revision, structuredClone(part)))
+  }
+
+  /** The messages of one turn, newest first (a turn's messages are among the latest 200). */
+  turnMessages(turn_id: string): SessionMessage[] {
+    return this.ctx.store.listMessages(this.ctx.id, { limit: 200 }).filter((m) => m.turn_id === turn_id)
+  }
+
+  /**
+   * A message as it is now. The one a model step is streaming lives in memory until the step
+   * ends (and is then saved whole), so a change that arrives mid-step must change that copy,
+   * or the step's final save would overwrite it.
+   */
+  live(message_id: string): SessionMessage | undefined {
+    const streaming = this.ctx.active?.streaming
+    return streaming?.message_id === message_id ? streaming : this.ctx.store.getMessage(message_id)
+  }
+}

@@ -1,0 +1,173 @@
+import type { SessionMessage } from '../../../src-shared/types'
+import { buildModelMessages, systemPrompt } from '../context'
+import { ModelError } from '../models/types'
+import { StepWriter } from '../step-writer'
+import { checkpoint } from './checkpoints'
+import { abortError, now, type ActiveTurn, type SessionContext } from './context'
+import { open } from './interactions'
+import type { MessageLog } from './log'
+import { workspace, type ToolBox } from './tools'
+
+/**
+ * One model step, streamed into one assistant message. Returns whether the model produced
+ * anything (a step with no output ends the turn). Transient failures before any output are
+ * retried, each retry announced in the transcript; after output, partial text stays.
+ */
+export async function runStep(
+  ctx: SessionContext,
+  log: MessageLog,
+  tools: ToolBox,
+  a: ActiveTurn,
+): Promise<boolean> {
+  const row = ctx.row()
+  const model = ctx.model(row)
+  const list = await tools.list(row, a.turn.turn_id)
+  const toolMap = new Map(list.map((t) => [t.name, t]))
+  const specs = list.map(({ name, description, input_schema, read_only }) => ({
+    name,
+    description,
+    input_schema,
+    read_only,
+  }))
+  const system = systemPrompt({
+    workspace: workspace(ctx, row),
+    tools: list,
+    security: row.security,
+    ...(row.env.variables ? { variables: row.env.variables } : {}),
+  })
+  const messages = buildModelMessages(ctx.store.contextMessages(ctx.id, row.context_from_seq))
+  a.lastRequest = { system, message_count: messages.length, tools: list.map((t) => t.name) }
+  a.turn.steps += 1
+  ctx.store.saveTurn(a.turn)
+
+  const writer = new StepWriter({
+    session_id: ctx.id,
+    store: ctx.store,
+    publish: (m) => ctx.publish(m),
+    log: (m) => ctx.log(m),
+    open: () => {
+      const m = log.append({
+        role: 'assistant',
+        kind: 'text',
+        status: 'streaming',
+        parts: [],
+        turn_id: a.turn.turn_id,
+      })
+      a.streaming = m
+      return m
+    },
+  })
+  try {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        for await (const ev of model.step({ system, messages, tools: specs, signal: a.abort.signal })) {
+          if (a.abort.signal.aborted) break
+          switch (ev.type) {
+            case 'text-delta':
+            case 'reasoning-delta':
+              if (ev.text) writer.text(ev.type === 'text-delta' ? 'text' : 'reasoning', ev.text)
+              break
+            case 'tool-input-start':
+              writer.startCall(ev.toolCallId, ev.toolName)
+              break
+            case 'tool-input-delta':
+              writer.callInput(ev.toolCallId, ev.text)
+              break
+            case 'tool-call':
+              tools.gate(a, writer, writer.call(ev.toolCallId, ev.toolName, ev.input), toolMap)
+              break
+            case 'finish':
+              if (ev.usage) {
+                a.turn.input_tokens += ev.usage.input_tokens
+                a.turn.output_tokens += ev.usage.output_tokens
+              }
+              break
+          }
+        }
+        break
+      } catch (err) {
+        if (writer.message === null && (await retryAfter(ctx, log, a, err, attempt))) continue
+        throw err
+      }
+    }
+    if (a.abort.signal.aborted) throw abortError()
+    const m = writer.message
+    commitStep(ctx, log, a, m)
+    a.streaming = null
+    checkpoint(ctx, 'step', a.turn.turn_id, a.turn.steps)
+    return m !== null
+  } catch (err) {
+    a.asks = []
+    const m = writer.message
+    if (m) {
+      // Partial output stays: cancelled by stop(), interrupted by a closing runtime, or kept as
+      // it was when the model failed.
+      m.status = a.abort.signal.aborted ? (a.stopping ? 'cancelled' : 'interrupted') : 'complete'
+      for (const p of m.parts)
+        if (p.type === 'tool_call' && (p.status === 'streaming_input' || p.status === 'approved'))
+          p.status = 'cancelled'
+      log.save(m)
+    }
+    a.streaming = null
+    throw err
+  } finally {
+    writer.close()
+  }
+}
+
+/**
+ * Ends a step: the assistant message complete, the step's asks opened (interaction rows,
+ * interaction parts, their calls pending) and the turn `waiting` if anything was asked — in
+ * one transaction — then published.
+ */
+function commitStep(ctx: SessionContext, log: MessageLog, a: ActiveTurn, m: SessionMessage | null): void {
+  const asks = a.asks.splice(0)
+  if (asks.length) a.turn.status = 'waiting'
+  a.turn.updated_at = now()
+  const opened = ctx.store.transaction(() => {
+    let rows: ReturnType<typeof open> = []
+    if (m) {
+      m.status = 'complete'
+      rows = open(ctx, m, a.turn.turn_id, asks)
+      log.update(m)
+    }
+    for (const row of rows) ctx.store.saveInteraction(row)
+    ctx.store.saveTurn(a.turn)
+    return rows
+  })
+  if (!m) return
+  log.publishMessage(m)
+  for (const row of opened) log.publishPart(m, row.part)
+}
+
+/** Waits and returns true when a failed model call should be tried again. */
+async function retryAfter(
+  ctx: SessionContext,
+  log: MessageLog,
+  a: ActiveTurn,
+  err: unknown,
+  attempt: number,
+): Promise<boolean> {
+  const { attempts, base_delay_ms, max_delay_ms } = ctx.deps.retry
+  if (a.abort.signal.aborted || !(err instanceof ModelError) || !err.retryable || attempt >= attempts)
+    return false
+  const delay = err.retry_after_ms ?? base_delay_ms * 2 ** (attempt - 1)
+  if (delay > max_delay_ms) return false
+  const seconds = delay >= 1000 ? `${(delay / 1000).toFixed(delay % 1000 ? 1 : 0)} s` : `${delay} ms`
+  log.text(
+    'system',
+    'action',
+    `${err.message} Retrying in ${seconds} (attempt ${attempt + 1} of ${attempts}).`,
+    a.turn.turn_id,
+  )
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(done, delay)
+    function done() {
+      clearTimeout(timer)
+      a.abort.signal.removeEventListener('abort', done)
+      resolve()
+    }
+    a.abort.signal.addEventListener('abort', done, { once: true })
+  })
+  return !a.abort.signal.aborted
+}

@@ -1,0 +1,118 @@
+import { mkdirSync } from 'node:fs'
+import { toErrorShape } from '../../../src-shared/errors'
+import type { SessionMessage, ToolCallPart } from '../../../src-shared/types'
+import type { SessionRow } from '../../store'
+import { decide } from '../gate'
+import type { StepWriter } from '../step-writer'
+import { ToolError, type Tool } from '../tools'
+import { abortError, type ActiveTurn, type SessionContext } from './context'
+import { autoApproved, interactionFor } from './interactions'
+import type { MessageLog } from './log'
+
+const TOOL_TIMEOUT_MS = 60_000
+
+/** The session's workspace folder (made on first use). */
+export function workspace(ctx: SessionContext, row: SessionRow): string {
+  const dir = row.env.workspace ?? ctx.deps.workspaceFor(ctx.id)
+  mkdirSync(dir, { recursive: true })
+  return dir
+}
+
+/** The session's tools; an MCP server that cannot start is reported once per turn as an action line. */
+export class ToolBox {
+  private readonly notices = new Set<string>()
+
+  constructor(
+    private readonly ctx: SessionContext,
+    private readonly log: MessageLog,
+  ) {}
+
+  list(row: SessionRow, turn_id?: string): Promise<Tool[]> {
+    return this.ctx.deps.toolsFor(row, (notice) => {
+      const key = `${turn_id ?? ''}\n${notice}`
+      if (this.notices.has(key)) return
+      this.notices.add(key)
+      try {
+        this.log.text('system', 'action', notice, turn_id)
+      } catch (err) {
+        this.ctx.log(`${notice} (${String(err)})`)
+      }
+    })
+  }
+
+  /**
+   * Decides a freshly called tool: runs it automatically, fails it back to the model, or asks
+   * the user — an ask is held on the turn and opened when the step commits (with the turn's
+   * move to `waiting`), so an approval the user has seen is always one recovery keeps waiting.
+   */
+  gate(a: ActiveTurn, writer: StepWriter, call: ToolCallPart, tools: Map<string, Tool>): void {
+    const row = this.ctx.row()
+    const decision = decide(call, tools.get(call.name), (tool) =>
+      autoApproved(this.ctx, row, tool.name, tool.read_only),
+    )
+    if (decision.kind === 'ask') {
+      call.input = decision.input
+      a.asks.push({ call, part: interactionFor(call, decision.interaction) })
+      return
+    }
+    if (decision.kind === 'error') Object.assign(call, { status: 'error', error: decision.error })
+    else Object.assign(call, { input: decision.input, status: 'approved' })
+    this.ctx.store.updateMessage(writer.message!)
+    writer.publishPart(call)
+  }
+
+  /** Runs the approved calls of a step in order. Returns true while approvals are pending. */
+  async resolve(a: ActiveTurn, msg: SessionMessage): Promise<boolean> {
+    const calls = msg.parts.filter((p): p is ToolCallPart => p.type === 'tool_call')
+    if (calls.some((c) => c.status === 'pending_approval')) return true
+    const row = this.ctx.row()
+    const tools = new Map((await this.list(row, a.turn.turn_id)).map((t) => [t.name, t]))
+    for (const call of calls) {
+      if (call.status !== 'approved') continue
+      if (a.abort.signal.aborted) throw abortError()
+      const tool = tools.get(call.name)
+      if (!tool) {
+        Object.assign(call, {
+          status: 'error',
+          error: `The tool ${call.name} is no longer available (its MCP server was removed or disabled).`,
+        })
+        this.log.save(msg, [call])
+        continue
+      }
+      call.status = 'running'
+      this.log.save(msg, [call])
+      try {
+        const output = await withTimeout(
+          tool.execute(call.input as Record<string, unknown>, {
+            workspace: workspace(this.ctx, row),
+            signal: a.abort.signal,
+          }),
+          TOOL_TIMEOUT_MS,
+          `${call.name} did not finish within ${TOOL_TIMEOUT_MS / 1000} s.`,
+        )
+        Object.assign(call, { status: 'done', output })
+      } catch (err) {
+        if (a.abort.signal.aborted) {
+          call.status = 'cancelled'
+          this.log.save(msg, [call])
+          throw abortError()
+        }
+        const message =
+          err instanceof ToolError ? err.message : `${call.name} failed: ${toErrorShape(err).message}`
+        Object.assign(call, { status: 'error', error: message })
+      }
+      this.log.save(msg, [call])
+    }
+    return false
+  }
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout
+  return Promise.race([
+    p,
+    new Promise<T>((_, reject) => {
+      timer = setTimeout(() => reject(new ToolError(message)), ms)
+    }),
+  ]).finally(() => clearTimeout(timer))
+}

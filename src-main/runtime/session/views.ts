@@ -1,0 +1,180 @@
+import { ArborError } from '../../../src-shared/errors'
+import type { Inspection, SystemView } from '../../../src-shared/contract'
+import type {
+  MessagesPage,
+  QueuedCommand,
+  SessionInfo,
+  SessionStatus,
+  ToolCallPart,
+} from '../../../src-shared/types'
+import type { SessionRow } from '../../store'
+import { systemPrompt } from '../context'
+import { queueOf } from './commands'
+import type { SessionContext, SessionDeps } from './context'
+import type { ToolBox } from './tools'
+
+/** Read-only views of a session: info, status, a page of messages, inspect, system. */
+
+export const CAPABILITIES = [
+  'prompt',
+  'stop',
+  'steer',
+  'pause',
+  'fork',
+  'snapshot',
+  'syncshot',
+  'compact',
+  'set.model',
+  'set.security',
+  'set.env',
+  'set.plugins',
+  'tools',
+  'approvals',
+  'questions',
+]
+
+export function stateOf(ctx: SessionContext, row: SessionRow): SessionInfo['state'] {
+  const status = ctx.active?.turn.status
+  if (status === 'running') return 'running'
+  if (status === 'waiting') return 'waiting'
+  if (row.paused || status === 'paused') return 'paused'
+  return 'idle'
+}
+
+export function describe(
+  deps: SessionDeps,
+  row: SessionRow,
+  state: SessionInfo['state'],
+  queue: QueuedCommand[],
+  current_turn_id: string | null,
+): SessionInfo {
+  const info: SessionInfo = {
+    session_id: row.session_id,
+    title: row.title,
+    state,
+    model: row.model,
+    security: row.security,
+    env: { ...row.env, workspace: row.env.workspace ?? deps.workspaceFor(row.session_id) },
+    plugins: row.plugins,
+    archived: row.archived,
+    message_count: row.message_count,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    queue,
+  }
+  if (row.parent_session_id)
+    info.parent = {
+      parent_session_id: row.parent_session_id,
+      fork_seq: row.fork_seq,
+      snapshot_id: row.fork_snapshot_id ?? '',
+      ...(row.fork_message_id ? { fork_message_id: row.fork_message_id } : {}),
+    }
+  if (current_turn_id) info.current_turn_id = current_turn_id
+  return info
+}
+
+export function infoOf(ctx: SessionContext, row = ctx.row()): SessionInfo {
+  return describe(
+    ctx.deps,
+    row,
+    stateOf(ctx, row),
+    queueOf(ctx.store, ctx.id),
+    ctx.active?.turn.turn_id ?? null,
+  )
+}
+
+export function statusOf(ctx: SessionContext): SessionStatus {
+  const row = ctx.row()
+  const queue = queueOf(ctx.store, ctx.id)
+  return {
+    state: stateOf(ctx, row),
+    queue_length: queue.length,
+    queue,
+    ...(ctx.active ? { current_turn_id: ctx.active.turn.turn_id } : {}),
+  }
+}
+
+/** Newest-first paging; each page oldest-first. A message still streaming comes from memory. */
+export function messagesPage(
+  ctx: SessionContext,
+  opts: { cursor?: string | null; limit?: number },
+): MessagesPage {
+  ctx.row()
+  const limit = opts.limit ?? 50
+  let before: number | undefined
+  if (opts.cursor) {
+    before = Number(opts.cursor)
+    if (!Number.isInteger(before) || before < 0)
+      throw new ArborError('invalid_request', `cursor "${opts.cursor}" is not one this session gave out.`)
+  }
+  const items = ctx.store.listMessages(ctx.id, { before_seq: before, limit: limit + 1 })
+  const more = items.length > limit
+  const streaming = ctx.active?.streaming
+  // The store trails a streaming message by up to one flush.
+  const page = items
+    .slice(0, limit)
+    .map((m) => (streaming?.message_id === m.message_id ? structuredClone(streaming) : m))
+  return { items: page.reverse(), next_cursor: more ? String(page[0]!.seq) : null }
+}
+
+export async function systemView(ctx: SessionContext, tools: ToolBox): Promise<SystemView> {
+  const row = ctx.row()
+  const list = await tools.list(row)
+  const workspace = row.env.workspace ?? ctx.deps.workspaceFor(ctx.id)
+  return {
+    system_prompt: systemPrompt({
+      workspace,
+      tools: list,
+      security: row.security,
+      ...(row.env.variables ? { variables: row.env.variables } : {}),
+    }),
+    tools: list.map((t) => ({ name: t.name, description: t.description, read_only: t.read_only })),
+    workspace,
+    model: row.model,
+    security: row.security,
+  }
+}
+
+/** Read-only diagnostics backed by the current durable head. */
+export function inspect(ctx: SessionContext): Inspection {
+  const row = ctx.row()
+  const head = row.head_snapshot_id ? ctx.store.getSnapshot(row.head_snapshot_id) : undefined
+  const turns = ctx.store.listTurns(ctx.id)
+  const messages = ctx.store.listMessages(ctx.id, { limit: 500 })
+  const callsOf = (turn_id: string) =>
+    messages
+      .filter((m) => m.turn_id === turn_id)
+      .flatMap((m) => m.parts.filter((p): p is ToolCallPart => p.type === 'tool_call'))
+      .map((c) => ({ tool_call_id: c.tool_call_id, name: c.name, status: c.status }))
+  const current = ctx.active
+  const batch = current ? callsOf(current.turn.turn_id).filter((c) => c.status !== 'done') : []
+  return {
+    head: { snapshot_id: row.head_snapshot_id, head_seq: row.last_seq, message_count: row.message_count },
+    lifecycle: {
+      state: stateOf(ctx, row),
+      paused: row.paused,
+      archived: row.archived,
+      ...(current ? { current_turn_id: current.turn.turn_id } : {}),
+      ...(current?.turn.run_id ? { current_run_id: current.turn.run_id } : {}),
+    },
+    capabilities: CAPABILITIES,
+    snapshot_integrity: head ? (ctx.store.verifySnapshot(head) ? 'verified' : 'failed') : 'none',
+    budget: {
+      turns: turns.length,
+      steps: turns.reduce((n, t) => n + t.steps, 0),
+      input_tokens: turns.reduce((n, t) => n + t.input_tokens, 0),
+      output_tokens: turns.reduce((n, t) => n + t.output_tokens, 0),
+    },
+    work_graph: {
+      turns: turns.map((t) => ({
+        turn_id: t.turn_id,
+        status: t.status,
+        runs: t.runs,
+        steps: t.steps,
+        tool_calls: callsOf(t.turn_id),
+      })),
+    },
+    last_request_view: current?.lastRequest ?? null,
+    tool_batch: batch.length ? batch : null,
+  }
+}

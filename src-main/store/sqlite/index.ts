@@ -1,0 +1,35 @@
+import type { Store } from '../types'
+import { inTransaction, openDatabase } from './db'
+import { sqliteCheckpoints } from './checkpoints'
+import { sqliteCommandLog } from './commands'
+import { Lineage } from './lineage'
+import { sqliteMessageLog } from './messages'
+import { sqliteSessions } from './sessions'
+import { sqliteSettings } from './settings'
+
+/**
+ * Opens (creating if needed) the store. `path` ':memory:' gives the in-memory store.
+ *
+ * Each part implements one narrow interface over the same connection; the store is their
+ * union. Parts call each other directly (a fork commits its first snapshot through the
+ * checkpoint part), so a wrapper around the returned store sees only the outer call.
+ */
+export function openSqliteStore(path: string): Store {
+  const db = openDatabase(path)
+  const lineage = new Lineage(db)
+  const settings = sqliteSettings(db)
+  const checkpoints = sqliteCheckpoints(db, lineage)
+  return {
+    kind: path === ':memory:' ? 'memory' : 'sqlite',
+    path,
+    close() {
+      if (db.open) db.close()
+    },
+    transaction: (fn) => inTransaction(db, fn),
+    ...settings,
+    ...sqliteSessions(db, lineage, checkpoints),
+    ...sqliteMessageLog(db, lineage, settings),
+    ...sqliteCommandLog(db),
+    ...checkpoints,
+  }
+}

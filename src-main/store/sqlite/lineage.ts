@@ -1,0 +1,68 @@
+import type { SessionMessage } from '../../../src-shared/types'
+import type { Db, Row } from './db'
+import { toMessage } from './rows'
+
+/** A lineage segment: rows of `session_id` with lo < seq <= hi. */
+export interface Segment {
+  session_id: string
+  lo: number
+  hi: number
+}
+
+/**
+ * Where a session's history lives. A fork copies no rows: it reads its parent's messages up to
+ * the fork point, and its own above it. The segments of each session are cached; whatever
+ * changes a session's parent or visible range must `clear()` the cache.
+ */
+export class Lineage {
+  private readonly cache = new Map<string, Segment[]>()
+  private readonly stmts
+
+  constructor(db: Db) {
+    this.stmts = {
+      getSessionAny: db.prepare('SELECT * FROM sessions WHERE session_id = ?'),
+      messageAt: db.prepare('SELECT * FROM messages WHERE session_id = ? AND seq = ?'),
+    }
+  }
+
+  /** The session's row, live or a removed one kept as a tombstone for its forks. */
+  sessionRow(session_id: string): Row | undefined {
+    return this.stmts.getSessionAny.get(session_id) as Row | undefined
+  }
+
+  clear(): void {
+    this.cache.clear()
+  }
+
+  /** The lineage of a session as disjoint seq ranges, newest first. */
+  segments(session_id: string): Segment[] {
+    const cached = this.cache.get(session_id)
+    if (cached) return cached
+    const out: Segment[] = []
+    let hi = Number.MAX_SAFE_INTEGER
+    let id: string | null = session_id
+    while (id) {
+      const r = this.sessionRow(id)
+      if (!r) break
+      out.push({ session_id: id, lo: r.fork_seq as number, hi })
+      // A fork of a fork may branch below its parent's own fork point: never read an ancestor
+      // past the lowest fork point seen so far.
+      hi = Math.min(hi, r.fork_seq as number)
+      id = (r.parent_session_id as string | null) ?? null
+      if (hi <= 0) break
+    }
+    this.cache.set(session_id, out)
+    return out
+  }
+
+  /** The message at `seq` in a session's lineage, visible or not (clearing only hides). */
+  messageAt(session_id: string, seq: number): SessionMessage | undefined {
+    if (seq <= 0) return undefined
+    for (const seg of this.segments(session_id)) {
+      if (seq <= seg.lo || seq > seg.hi) continue
+      const r = this.stmts.messageAt.get(seg.session_id, seq) as Row | undefined
+      return r && toMessage(r)
+    }
+    return undefined
+  }
+}

@@ -1,0 +1,99 @@
+import type { InteractionPart, SessionMessage } from '../../../src-shared/types'
+import type { CommandRow, InteractionRow, SessionRow, SnapshotRow, TurnRow } from '../types'
+import type { Row } from './db'
+
+// Row <-> object conversions: booleans are stored as 0/1, nested values as JSON text.
+
+export const json = (v: unknown) => JSON.stringify(v)
+
+export function toSession(r: Row): SessionRow {
+  return {
+    session_id: r.session_id as string,
+    title: r.title as string,
+    created_at: r.created_at as number,
+    updated_at: r.updated_at as number,
+    archived: r.archived === 1,
+    removed: r.removed === 1,
+    paused: r.paused === 1,
+    model: r.model as string,
+    security: r.security as SessionRow['security'],
+    env: JSON.parse(r.env as string),
+    plugins: JSON.parse(r.plugins as string),
+    allowed_tools: JSON.parse(r.allowed_tools as string),
+    parent_session_id: (r.parent_session_id as string | null) ?? null,
+    fork_seq: r.fork_seq as number,
+    fork_message_id: (r.fork_message_id as string | null) ?? null,
+    fork_snapshot_id: (r.fork_snapshot_id as string | null) ?? null,
+    fork_operation_id: (r.fork_operation_id as string | null) ?? null,
+    visible_from_seq: r.visible_from_seq as number,
+    context_from_seq: r.context_from_seq as number,
+    last_seq: r.last_seq as number,
+    // seq has no gaps along a lineage, so the visible count needs no COUNT(*).
+    message_count: Math.max(0, (r.last_seq as number) - Math.max(1, r.visible_from_seq as number) + 1),
+    head_snapshot_id: (r.head_snapshot_id as string | null) ?? null,
+  }
+}
+
+export function sessionParams(s: SessionRow): Row {
+  return {
+    ...s,
+    archived: s.archived ? 1 : 0,
+    removed: s.removed ? 1 : 0,
+    paused: s.paused ? 1 : 0,
+    env: json(s.env),
+    plugins: json(s.plugins),
+    allowed_tools: json(s.allowed_tools),
+  }
+}
+
+export function toMessage(r: Row): SessionMessage {
+  const m: SessionMessage = {
+    message_id: r.message_id as string,
+    session_id: r.session_id as string,
+    seq: r.seq as number,
+    role: r.role as SessionMessage['role'],
+    kind: r.kind as SessionMessage['kind'],
+    status: r.status as SessionMessage['status'],
+    revision: r.revision as number,
+    created_at: r.created_at as number,
+    updated_at: r.updated_at as number,
+    parts: JSON.parse(r.parts as string),
+  }
+  if (r.turn_id) m.turn_id = r.turn_id as string
+  if (r.error_code) m.error_code = r.error_code as string
+  return m
+}
+
+export function toCommand(r: Row): CommandRow {
+  return { ...(r as unknown as CommandRow), payload: JSON.parse(r.payload as string) }
+}
+
+export function toTurn(r: Row): TurnRow {
+  return {
+    ...(r as unknown as TurnRow),
+    runs: JSON.parse(r.runs as string),
+    result: r.result ? JSON.parse(r.result as string) : null,
+  }
+}
+
+export function toInteraction(r: Row): InteractionRow {
+  return { ...(r as unknown as InteractionRow), part: JSON.parse(r.part as string) as InteractionPart }
+}
+
+export function toSnapshot(r: Row): SnapshotRow {
+  const s: SnapshotRow = {
+    snapshot_id: r.snapshot_id as string,
+    session_id: r.session_id as string,
+    head_seq: r.head_seq as number,
+    head_message_id: (r.head_message_id as string | null) ?? null,
+    reason: r.reason as string,
+    hash: r.hash as string,
+    created_at: r.created_at as number,
+    state: JSON.parse(r.state as string),
+    state_hash: r.state_hash as string,
+  }
+  if (r.parent_snapshot_id) s.parent_snapshot_id = r.parent_snapshot_id as string
+  if (r.step !== null && r.step !== undefined) s.step = r.step as number
+  if (r.turn_id) s.turn_id = r.turn_id as string
+  return s
+}

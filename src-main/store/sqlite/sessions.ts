@@ -1,0 +1,158 @@
+import type { CheckpointStore, SessionRow, SessionStore } from '../types'
+import { inTransaction, type Db, type Row } from './db'
+import type { Lineage } from './lineage'
+import { sessionParams, toSession } from './rows'
+
+/** The sessions table, removal with tombstones, and forks (a row plus a first snapshot). */
+export function sqliteSessions(
+  db: Db,
+  lineage: Lineage,
+  checkpoints: Pick<CheckpointStore, 'commit_session_snapshot'>,
+): SessionStore {
+  const p = (sql: string) => db.prepare(sql)
+  const stmts = {
+    insertSession:
+      p(`INSERT INTO sessions (session_id, title, created_at, updated_at, archived, removed, paused, model,
+        security, env, plugins, allowed_tools, parent_session_id, fork_seq, fork_message_id, fork_snapshot_id,
+        fork_operation_id, visible_from_seq, context_from_seq, last_seq, head_snapshot_id)
+        VALUES (@session_id, @title, @created_at, @updated_at, @archived, @removed, @paused, @model, @security, @env,
+        @plugins, @allowed_tools, @parent_session_id, @fork_seq, @fork_message_id, @fork_snapshot_id,
+        @fork_operation_id, @visible_from_seq, @context_from_seq, @last_seq, @head_snapshot_id)`),
+    getSession: p('SELECT * FROM sessions WHERE session_id = ? AND removed = 0'),
+    listSessions: p('SELECT * FROM sessions WHERE removed = 0 AND archived = ? ORDER BY updated_at DESC'),
+    findFork: p(
+      'SELECT * FROM sessions WHERE parent_session_id = ? AND fork_operation_id = ? AND removed = 0',
+    ),
+    hasChildren: p('SELECT 1 FROM sessions WHERE parent_session_id = ? LIMIT 1').pluck(),
+    deleteSessionMessages: p('DELETE FROM messages WHERE session_id = ?'),
+  }
+
+  const sessions: SessionStore = {
+    createSession(row) {
+      stmts.insertSession.run(sessionParams(row))
+    },
+
+    getSession(session_id) {
+      const r = stmts.getSession.get(session_id) as Row | undefined
+      return r && toSession(r)
+    },
+
+    listSessions(filter) {
+      return (stmts.listSessions.all(filter.archived ? 1 : 0) as Row[]).map(toSession)
+    },
+
+    sessionIdTaken(session_id) {
+      return lineage.sessionRow(session_id) !== undefined
+    },
+
+    recoverableSessions() {
+      return db
+        .prepare(
+          `SELECT session_id FROM turns WHERE status IN ('running', 'waiting', 'paused')
+         UNION SELECT session_id FROM commands WHERE status IN ('queued', 'active')`,
+        )
+        .pluck()
+        .all()
+        .filter((id) => sessions.getSession(id as string)) as string[]
+    },
+
+    updateSession(session_id, patch) {
+      const params = sessionParams({ ...(patch as SessionRow), session_id })
+      const cols = Object.keys(patch).filter((k) => k !== 'message_count')
+      if (cols.length === 0) return
+      db.prepare(
+        `UPDATE sessions SET ${cols.map((c) => `${c} = @${c}`).join(', ')} WHERE session_id = @session_id`,
+      ).run(Object.fromEntries([['session_id', session_id], ...cols.map((c) => [c, params[c]])]))
+      if ('visible_from_seq' in patch || 'parent_session_id' in patch) lineage.clear()
+    },
+
+    removeSession(session_id) {
+      inTransaction(db, () => {
+        db.prepare("DELETE FROM commands WHERE session_id = ? AND status = 'queued'").run(session_id)
+        if (stmts.hasChildren.get(session_id)) {
+          // Forks read their inherited history from these rows: keep them, hide the session.
+          db.prepare('UPDATE sessions SET removed = 1, updated_at = ? WHERE session_id = ?').run(
+            Date.now(),
+            session_id,
+          )
+          return
+        }
+        const ids = db
+          .prepare('SELECT id FROM messages WHERE session_id = ?')
+          .pluck()
+          .all(session_id) as number[]
+        const del = db.prepare('DELETE FROM messages_fts WHERE rowid = ?')
+        for (const id of ids) del.run(id)
+        stmts.deleteSessionMessages.run(session_id)
+        for (const table of ['snapshots', 'commands', 'turns', 'interactions'])
+          db.prepare(`DELETE FROM ${table} WHERE session_id = ?`).run(session_id)
+        const parent = lineage.sessionRow(session_id)
+        // States are shared by content; drop the ones no snapshot names any more.
+        db.prepare(
+          'DELETE FROM snapshot_states WHERE state_hash NOT IN (SELECT state_hash FROM snapshots)',
+        ).run()
+        db.prepare('DELETE FROM sessions WHERE session_id = ?').run(session_id)
+        // A tombstoned parent with no children left can go too.
+        const parentId = parent?.parent_session_id as string | null
+        if (parentId) {
+          const p = lineage.sessionRow(parentId)
+          if (p && p.removed === 1 && !stmts.hasChildren.get(parentId)) sessions.removeSession(parentId)
+        }
+      })
+      lineage.clear()
+    },
+
+    findFork(parent_session_id, operation_id) {
+      const r = stmts.findFork.get(parent_session_id, operation_id) as Row | undefined
+      return r && toSession(r)
+    },
+
+    forkSession(req) {
+      return inTransaction(db, () => {
+        const { parent, source_snapshot: src } = req
+        const child: SessionRow = {
+          ...parent,
+          session_id: req.child_session_id,
+          title: req.title,
+          created_at: req.now,
+          updated_at: req.now,
+          archived: false,
+          removed: false,
+          paused: false,
+          model: src.state.model,
+          security: src.state.security,
+          env: src.state.env,
+          plugins: src.state.plugins,
+          allowed_tools: [],
+          parent_session_id: parent.session_id,
+          fork_seq: req.fork_seq,
+          fork_message_id: req.fork_message_id,
+          fork_snapshot_id: src.snapshot_id,
+          fork_operation_id: req.operation_id,
+          // A snapshot fork sees what was visible at that checkpoint, even if the parent was
+          // cleared since (clearing hides rows; it never deletes what forks inherit).
+          visible_from_seq: src.state.visible_from_seq,
+          // The context start in force at the fork point (the runtime puts it in the state).
+          context_from_seq: Math.min(src.state.context_from_seq, req.fork_seq),
+          last_seq: req.fork_seq,
+          head_snapshot_id: null,
+        }
+        sessions.createSession(child)
+        checkpoints.commit_session_snapshot({
+          session_id: child.session_id,
+          expected_snapshot_id: null,
+          head_seq: req.fork_seq,
+          reason: 'fork',
+          state: {
+            ...src.state,
+            title: child.title,
+            visible_from_seq: child.visible_from_seq,
+            context_from_seq: child.context_from_seq,
+          },
+        })
+        return sessions.getSession(child.session_id)!
+      })
+    },
+  }
+  return sessions
+}

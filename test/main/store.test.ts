@@ -1,0 +1,111 @@
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
+import { describe, expect, it } from 'vitest'
+import { openStore, type Store } from '../../src-main/store'
+import { refusal, sqliteRuntime, tempDir } from './helpers'
+
+/** A store on a fresh folder, and a way to write its settings table behind its back. */
+function fileStore() {
+  const dataDir = tempDir()
+  let store: Store = openStore({ kind: 'sqlite', dataDir })
+  return {
+    dataDir,
+    get store() {
+      return store
+    },
+    reopen() {
+      store.close()
+      store = openStore({ kind: 'sqlite', dataDir })
+    },
+    /** Writes a raw settings row from a second connection, as an older Arbor or a damaged disk would. */
+    writeRaw(key: string, value: string) {
+      const db = new Database(join(dataDir, 'arbor.db'))
+      try {
+        db.prepare(
+          'INSERT INTO settings(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
+        ).run(key, value)
+      } finally {
+        db.close()
+      }
+    },
+    close() {
+      store.close()
+    },
+  }
+}
+
+describe('typed settings', () => {
+  it('round-trips each key as its declared type, across a reopen', () => {
+    const f = fileStore()
+    expect(f.store.getSetting('providers')).toBeUndefined()
+    f.store.setSetting('app', { theme: 'dark' })
+    f.store.setSetting('always_allowed_tools', ['read_file'])
+    f.store.setSetting('providers', [
+      { provider_id: 'ollama', kind: 'openai-compatible', name: 'Ollama', base_url: 'http://x', models: [] },
+    ])
+    f.store.setSetting('fts_indexed_upto', 42)
+    f.reopen()
+    expect(f.store.getSetting('app')).toEqual({ theme: 'dark' })
+    expect(f.store.getSetting('always_allowed_tools')).toEqual(['read_file'])
+    expect(f.store.getSetting('providers')?.[0]?.provider_id).toBe('ollama')
+    expect(f.store.getSetting('fts_indexed_upto')).toBe(42)
+    f.close()
+  })
+
+  it('reads rows written by the earlier string API unchanged', () => {
+    const f = fileStore()
+    f.close()
+    // What JSON.stringify(...) and String(upto) stored before the settings were typed.
+    f.writeRaw('always_allowed_tools', '["write_file","read_file"]')
+    f.writeRaw('fts_indexed_upto', '17')
+    f.writeRaw('app', '{"default_model":"scripted","default_security":"ask","theme":"system"}')
+    f.reopen()
+    expect(f.store.getSetting('always_allowed_tools')).toEqual(['write_file', 'read_file'])
+    expect(f.store.getSetting('fts_indexed_upto')).toBe(17)
+    expect(f.store.getSetting('app')?.theme).toBe('system')
+    f.close()
+  })
+
+  it('turns a value that is not JSON into a store_error naming the key', async () => {
+    const f = fileStore()
+    f.writeRaw('providers', '[{"provider_id": "ollama",')
+    const err = await refusal(() => f.store.getSetting('providers'))
+    expect(err.code).toBe('store_error')
+    expect(err.message).toContain('"providers"')
+    expect(err.message).toContain('not valid JSON')
+    f.close()
+  })
+
+  it('turns a value of the wrong shape into a store_error naming the key', async () => {
+    const f = fileStore()
+    f.writeRaw('mcp_servers', '{"server_id":"x"}')
+    f.writeRaw('always_allowed_tools', '["read_file", 3]')
+    f.writeRaw('fts_indexed_upto', '"12"')
+    for (const key of ['mcp_servers', 'always_allowed_tools', 'fts_indexed_upto'] as const) {
+      const err = await refusal(() => f.store.getSetting(key))
+      expect(err.code, key).toBe('store_error')
+      expect(err.message, key).toContain(`"${key}"`)
+    }
+    f.close()
+  })
+
+  it('replaces a damaged row when the key is saved again', () => {
+    const f = fileStore()
+    f.writeRaw('app', 'not json')
+    f.store.setSetting('app', { theme: 'light' })
+    expect(f.store.getSetting('app')).toEqual({ theme: 'light' })
+    f.close()
+  })
+
+  it('surfaces a damaged row to the runtime caller as the same store_error', async () => {
+    const rt = sqliteRuntime()
+    rt.store.setSetting('app', { theme: 'dark' })
+    expect(rt.settings().theme).toBe('dark')
+    const db = new Database(join(rt.dataDir, 'arbor.db'))
+    db.prepare("UPDATE settings SET value = '{' WHERE key = 'app'").run()
+    db.close()
+    const err = await refusal(() => rt.settings())
+    expect(err.code).toBe('store_error')
+    expect(err.message).toContain('"app"')
+  })
+})
