@@ -1,11 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { basename, isAbsolute, join, relative, resolve } from 'node:path'
 import { test as base, expect, type Locator, type Page } from '@playwright/test'
 import WebSocket from 'ws'
 import type { ResponseOf } from '../src-shared/contract'
-import type { Method, RequestOf } from '../src-shared/schemas'
+import type { RequestOf } from '../src-shared/schemas'
+import { connectArbor, type AppMethod, type RemoteArbor } from '../src-shared/sdk'
+import type { SessionInfo } from '../src-shared/types'
 
 /**
  * e2e fixtures: every test gets its own browser host (`node out/main/serve.js`) on a fresh
@@ -13,6 +15,8 @@ import type { Method, RequestOf } from '../src-shared/schemas'
  */
 
 const SERVE = resolve(__dirname, '..', 'out', 'main', 'serve.js')
+/** The README's screenshots; only `npm run screenshots` writes here (see `writeDocs`). */
+export const DOCS = resolve(__dirname, '..', 'docs')
 const URL_RE = /https?:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]+/
 const START_TIMEOUT_MS = 20_000
 
@@ -107,69 +111,81 @@ export class Host {
   }
 
   /**
-   * Calls the host directly over its WebSocket, for test setup the UI does not offer yet
-   * (e.g. renaming sessions). One short-lived socket per call.
+   * A connection to this host through the SDK (`connectArbor`), as any Node client makes one.
+   * The caller closes it; `withArbor` does that for you.
    */
-  async rpc<M extends Method>(method: M, params: RequestOf<M>): Promise<ResponseOf<M>> {
+  connect(): Promise<RemoteArbor> {
     const url = new URL(this.url)
-    const socket = new WebSocket(`ws://${url.host}/ws?token=${url.searchParams.get('token')}`)
+    return connectArbor({ url: url.origin, token: url.searchParams.get('token') ?? '', WebSocket })
+  }
+
+  /**
+   * Runs `fn` over a short-lived SDK connection, for test setup the UI does not offer yet
+   * (e.g. renaming sessions): `host.withArbor((arbor) => arbor.sessions.rename(id, 'Title'))`.
+   */
+  async withArbor<T>(fn: (arbor: RemoteArbor) => Promise<T>): Promise<T> {
+    const arbor = await this.connect()
     try {
-      await new Promise<void>((ok, fail) => {
-        socket.once('open', () => ok())
-        socket.once('error', fail)
-      })
-      const answer = new Promise<string>((ok) => {
-        socket.on('message', (data) => {
-          const frame = JSON.parse(data.toString()) as { id?: number }
-          if (frame.id === 1) ok(data.toString())
-        })
-      })
-      socket.send(JSON.stringify({ id: 1, method, params }))
-      const { result } = JSON.parse(await answer) as {
-        result: { ok: true; data: ResponseOf<M> } | { ok: false; error: { code: string; message: string } }
-      }
-      if (!result.ok) throw new Error(`${method} failed: ${result.error.code}: ${result.error.message}`)
-      return result.data
+      return await fn(arbor)
     } finally {
-      socket.close()
+      await arbor.close()
     }
+  }
+
+  /**
+   * Shorthand over the SDK for the specs' setup calls, one short-lived connection per call:
+   * `sessions.create` (answers the new session's info) and the app methods of `arbor.call()`
+   * (settings, providers, MCP). Anything else: `withArbor`.
+   */
+  rpc(method: 'sessions.create', params: RequestOf<'sessions.create'>): Promise<SessionInfo>
+  rpc<M extends AppMethod>(method: M, params: RequestOf<M>): Promise<ResponseOf<M>>
+  rpc(method: AppMethod | 'sessions.create', params: object): Promise<unknown> {
+    return this.withArbor(async (arbor) =>
+      method === 'sessions.create'
+        ? (await arbor.sessions.create(params as RequestOf<'sessions.create'>)).get_info()
+        : arbor.call(method, params as RequestOf<AppMethod>),
+    )
   }
 }
 
 /**
- * Fills a session quickly over one socket: every prompt is queued at once (the session runs them
- * in order), then this waits for the last turn. `/stream N 0` prompts make short instant replies.
+ * Fills a session quickly over one SDK connection: every prompt is queued at once (the session
+ * runs them in order), then this waits for the last turn. `/stream N 0` prompts make short
+ * instant replies.
  */
 export async function seed(host: Host, session_id: string, prompts: string[]): Promise<void> {
-  const url = new URL(host.url)
-  const socket = new WebSocket(`ws://${url.host}/ws?token=${url.searchParams.get('token')}`)
-  await new Promise<void>((ok, fail) => {
-    socket.once('open', () => ok())
-    socket.once('error', fail)
+  await host.withArbor(async (arbor) => {
+    const session = arbor.session(session_id)
+    const turns = await Promise.all(prompts.map((query) => session.prompt({ query })))
+    const last = await turns.at(-1)?.finished
+    if (last && !last.success) throw new Error(`seeding failed: ${JSON.stringify(last.error)}`)
   })
-  const waiting = new Map<number, (result: { ok: boolean; data?: unknown; error?: unknown }) => void>()
-  socket.on('message', (data) => {
-    const frame = JSON.parse(data.toString()) as { id?: number; result?: { ok: boolean } }
-    if (frame.id !== undefined) waiting.get(frame.id)?.(frame.result!)
-  })
-  let id = 0
-  const call = (method: string, params: unknown) =>
-    new Promise<{ ok: boolean; data?: unknown; error?: unknown }>((ok) => {
-      waiting.set(++id, ok)
-      socket.send(JSON.stringify({ id, method, params }))
-    })
-  try {
-    const answers = await Promise.all(prompts.map((query) => call('session.prompt', { session_id, query })))
-    const failed = answers.find((a) => !a.ok)
-    if (failed) throw new Error(`seeding failed: ${JSON.stringify(failed.error)}`)
-    const last = answers[answers.length - 1].data as { id: string }
-    await call('session.wait_turn', { session_id, turn_id: last.id })
-  } finally {
-    socket.close()
-  }
 }
 
-export const test = base.extend<{ host: Host }>({
+/** Options of these fixtures; a config sets them under `use`. */
+export interface ArborOptions {
+  /**
+   * Whether page screenshots aimed at docs/ are written there. Only e2e/screenshots.config.ts
+   * (`npm run screenshots`) sets it: otherwise such a screenshot goes to the test's output
+   * folder instead, so `npm test` never rewrites a tracked file.
+   */
+  writeDocs: boolean
+}
+
+export const test = base.extend<{ host: Host }, ArborOptions>({
+  writeDocs: [false, { option: true, scope: 'worker' }],
+  page: async ({ page, writeDocs }, use, testInfo) => {
+    if (!writeDocs) {
+      const take = page.screenshot.bind(page)
+      page.screenshot = (options) => {
+        const path = options?.path ? resolve(options.path) : ''
+        const rel = path && relative(DOCS, path)
+        const inDocs = !!rel && !rel.startsWith('..') && !isAbsolute(rel)
+        return take(inDocs ? { ...options, path: testInfo.outputPath(basename(path)) } : options)
+      }
+    }
+    await use(page)
+  },
   // eslint-disable-next-line no-empty-pattern -- Playwright requires the object pattern
   host: async ({}, use, testInfo) => {
     const dataDir = mkdtempSync(join(tmpdir(), 'arbor-e2e-'))

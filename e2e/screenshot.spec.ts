@@ -1,10 +1,14 @@
-import { mkdirSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { Page } from '@playwright/test'
-import { expect, openApp, send, sidebar, test } from './fixtures'
+import { FAKE_MODEL, startFakeOpenAI } from './fake-openai'
+import { DOCS, expect, openApp, seed, send, sidebar, test, transcript } from './fixtures'
 
-// The README screenshot: a conversation with a tool call and a markdown reply.
+// The README's screenshots (docs/screenshot-*.png). Not part of `npm test`: `npm run screenshots`
+// runs this file alone through e2e/screenshots.config.ts, which lets it write into docs/.
 test.use({ viewport: { width: 1280, height: 800 }, colorScheme: 'light' })
+
+/** A few older conversations, so the sidebar looks lived in. */
+const OLDER = ['Flaky e2e triage', 'Refactor the session store', 'Notes on WAL checkpoints']
 
 async function settled(page: Page) {
   await expect(page.getByRole('article', { name: 'Assistant' }).last()).toHaveAttribute(
@@ -17,11 +21,32 @@ async function settled(page: Page) {
   await expect(page.getByRole('button', { name: 'Stop' })).toHaveCount(0)
 }
 
+/** Sends a prompt and waits for its whole reply (the scripted model quotes the prompt), not
+ *  just for the previous reply, which is already complete while the new one has not begun. */
+async function ask(page: Page, prompt: string) {
+  await send(page, prompt)
+  await expect(page.getByRole('article', { name: 'Assistant' }).last()).toContainText(prompt, {
+    timeout: 10_000,
+  })
+  await settled(page)
+}
+
+async function replied(page: Page, count: number) {
+  await expect(page.getByRole('article', { name: 'Assistant' })).toHaveCount(count, { timeout: 10_000 })
+  await settled(page)
+}
+
+/** Writes docs/<name>. */
+async function readme(page: Page, name: string) {
+  await page.screenshot({ path: resolve(DOCS, name), animations: 'disabled' })
+}
+
+const openSession = (page: Page) => page.evaluate(() => window.location.hash.replace('#/s/', ''))
+
 test('README screenshot of a chat', async ({ page, host }, testInfo) => {
-  // A few older conversations, so the sidebar looks lived in.
-  for (const title of ['Flaky e2e triage', 'Refactor the session store', 'Notes on WAL checkpoints']) {
-    await host.rpc('sessions.create', { title })
-  }
+  await host.withArbor(async (arbor) => {
+    for (const title of OLDER) await arbor.sessions.create({ title })
+  })
   await openApp(page, host)
   await sidebar(page).getByRole('button', { name: 'New chat', exact: true }).click()
   await send(page, '/tool list_directory {"path":"."}')
@@ -35,29 +60,25 @@ test('README screenshot of a chat', async ({ page, host }, testInfo) => {
   })
   await settled(page)
 
-  await send(page, 'Draft a short release plan for Arbor 0.2, please.')
-  await settled(page)
-  const open = await page.evaluate(() => window.location.hash.replace('#/s/', ''))
-  await host.rpc('sessions.rename', { session_id: open, title: 'Release plan for 0.2' })
+  await ask(page, 'Draft a short release plan for Arbor 0.2, please.')
+  const open = await openSession(page)
+  await host.withArbor((arbor) => arbor.sessions.rename(open, 'Release plan for 0.2'))
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Release plan for 0.2')
   await page.getByRole('textbox', { name: 'Message' }).fill('What changed since yesterday?')
-
-  const out = resolve(__dirname, '..', 'docs')
-  mkdirSync(out, { recursive: true })
-  await page.screenshot({ path: resolve(out, 'screenshot-chat.png'), animations: 'disabled' })
+  await page.mouse.move(640, 20)
+  await readme(page, 'screenshot-chat.png')
 
   await page.emulateMedia({ colorScheme: 'dark' })
   await page.screenshot({ path: testInfo.outputPath('chat-dark.png'), animations: 'disabled' })
 })
 
 test('README screenshot of an approval', async ({ page, host }) => {
-  for (const title of ['Flaky e2e triage', 'Refactor the session store', 'Notes on WAL checkpoints']) {
-    await host.rpc('sessions.create', { title })
-  }
+  await host.withArbor(async (arbor) => {
+    for (const title of OLDER) await arbor.sessions.create({ title })
+  })
   await openApp(page, host)
   await sidebar(page).getByRole('button', { name: 'New chat', exact: true }).click()
-  await send(page, 'Write the release notes for 0.2 to a file, please.')
-  await settled(page)
+  await ask(page, 'Write the release notes for 0.2 to a file, please.')
   const notes = {
     path: 'docs/RELEASE-0.2.md',
     content:
@@ -70,12 +91,130 @@ test('README screenshot of an approval', async ({ page, host }) => {
   const dialog = page.getByRole('dialog', { name: 'Allow write_file?' })
   await expect(dialog.getByRole('button', { name: 'Approve once' })).toBeFocused()
   await expect(dialog.getByLabel('Tool arguments')).toContainText('"overwrite": true')
-  const open = await page.evaluate(() => window.location.hash.replace('#/s/', ''))
-  await host.rpc('sessions.rename', { session_id: open, title: 'Release notes for 0.2' })
+  const open = await openSession(page)
+  await host.withArbor((arbor) => arbor.sessions.rename(open, 'Release notes for 0.2'))
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Release notes for 0.2')
   await page.mouse.move(640, 20)
-  await page.screenshot({
-    path: resolve(__dirname, '..', 'docs', 'screenshot-approval.png'),
-    animations: 'disabled',
-  })
+  await readme(page, 'screenshot-approval.png')
+})
+
+test('README screenshot of forks and the history panel', async ({ page, host }) => {
+  const you = page.getByRole('article', { name: 'You' })
+  const title = page.getByRole('heading', { level: 1 })
+  await openApp(page, host)
+  await send(page, 'Plan a trip to Lisbon')
+  await replied(page, 1)
+  await send(page, 'Add a day in Sintra')
+  await replied(page, 2)
+  await expect(title).toHaveText('Plan a trip to Lisbon')
+  const parentUrl = page.url()
+
+  // A fork from the first reply, continued.
+  await page.getByRole('article', { name: 'Assistant' }).first().hover()
+  await page
+    .getByRole('group', { name: 'Actions for message 2' })
+    .getByRole('button', { name: 'Fork from here' })
+    .click()
+  await expect(title).toHaveText('Plan a trip to Lisbon (fork)')
+  await send(page, 'Make it Porto instead')
+  await replied(page, 2)
+  await expect(title).toHaveText('Make it Porto instead')
+
+  // A second fork: the parent's second prompt, edited and resent.
+  await page.goto(parentUrl)
+  await expect(you).toHaveText(['Plan a trip to Lisbon', 'Add a day in Sintra'])
+  await you.nth(1).hover()
+  await page
+    .getByRole('group', { name: 'Actions for message 3' })
+    .getByRole('button', { name: 'Edit' })
+    .click()
+  await page.getByRole('textbox', { name: 'Edited message' }).fill('Add a day in Cascais')
+  await page.getByRole('button', { name: 'Send as fork' }).click()
+  await expect(you).toHaveText(['Plan a trip to Lisbon', 'Add a day in Cascais'])
+  await replied(page, 2)
+  const family = sidebar(page).getByRole('list', { name: 'Forks of Plan a trip to Lisbon' })
+  await expect(family.getByRole('listitem')).toHaveCount(2)
+
+  // The parent with its history panel: the forks and the checkpoints.
+  await page.goto(parentUrl)
+  await expect(you).toHaveText(['Plan a trip to Lisbon', 'Add a day in Sintra'])
+  await page.getByRole('button', { name: 'History' }).click()
+  const history = page.getByRole('complementary', { name: 'History' })
+  await expect(
+    history.getByRole('region', { name: 'Forks' }).getByRole('button', { name: /^Open fork/ }),
+  ).toHaveCount(2)
+  const checkpoints = history.getByRole('region', { name: 'Checkpoints' }).getByRole('listitem')
+  await expect(checkpoints.last()).toContainText('You: “Plan a trip to Lisbon”')
+  await page.mouse.move(640, 790)
+  await readme(page, 'screenshot-history.png')
+})
+
+test('README screenshot of search', async ({ page, host }) => {
+  test.setTimeout(60_000)
+  const sessions: Array<[string, string[]]> = [
+    [
+      'Storage engine notes',
+      [
+        'Why does the checkpoint store use write-ahead logging for durability?',
+        ...Array.from({ length: 150 }, () => '/stream 4 0'),
+      ],
+    ],
+    ['Release checklist', ['Remember the changelog before tagging', 'Durability tests must pass first']],
+  ]
+  for (const [title, prompts] of sessions) {
+    const session = await host.withArbor((arbor) => arbor.sessions.create({ title }))
+    await seed(host, session.session_id, prompts)
+  }
+  await openApp(page, host)
+
+  const search = page.getByRole('searchbox', { name: 'Search messages' })
+  await search.fill('durability')
+  const results = sidebar(page).getByRole('region', { name: 'Search results' })
+  await expect(results.getByRole('listitem')).toHaveCount(4)
+  await results.getByRole('button').filter({ hasText: 'use write-ahead logging' }).first().click()
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Storage engine notes')
+  const target = transcript(page)
+    .getByRole('article', { name: 'You' })
+    .filter({ hasText: 'Why does the checkpoint store use write-ahead logging' })
+  await expect(target).toBeInViewport({ timeout: 15_000 })
+  await page.mouse.move(640, 790)
+  await readme(page, 'screenshot-search.png')
+})
+
+test('README screenshot of settings', async ({ page, host }) => {
+  const fake = await startFakeOpenAI()
+  try {
+    await host.withArbor(async (arbor) => {
+      for (const title of ['Try the local model', 'Notes on WAL checkpoints', 'Flaky e2e triage'])
+        await arbor.sessions.create({ title })
+    })
+    await openApp(page, host)
+    await page.getByRole('button', { name: 'Settings' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Settings' })
+    await dialog.getByRole('tab', { name: 'Model providers' }).click()
+
+    // A provider added from a preset, tested, with its model.
+    await dialog.getByRole('button', { name: 'Add provider' }).click()
+    const form = dialog.getByRole('form', { name: 'Add provider' })
+    await form.getByLabel('Preset').selectOption({ label: 'Ollama — http://127.0.0.1:11434/v1' })
+    await form.getByLabel('Name').fill('Local test')
+    await form.getByLabel('Base URL').fill(fake.baseUrl)
+    await form.getByLabel('API key').fill('sk-e2e-secret')
+    await form.getByRole('button', { name: 'Add provider' }).click()
+    const card = dialog.getByRole('listitem', { name: 'Local test' })
+    await expect(card).toContainText('key set')
+    await card.getByRole('button', { name: 'Test' }).click()
+    await expect(card.getByRole('status')).toContainText('Connected to Local test: 1 models available.')
+    await card.getByRole('button', { name: 'Add 1 models' }).click()
+    await expect(card).toContainText(`Models: ${FAKE_MODEL}`)
+
+    // And the form with the presets for another one.
+    await dialog.getByRole('button', { name: 'Add provider' }).click()
+    await dialog.getByLabel('Preset').selectOption({ label: 'Anthropic — https://api.anthropic.com/v1' })
+    await expect(dialog.getByLabel('API type')).toHaveValue('anthropic')
+    await page.mouse.move(0, 0)
+    await readme(page, 'screenshot-settings.png')
+  } finally {
+    await fake.close()
+  }
 })

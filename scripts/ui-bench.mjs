@@ -23,8 +23,9 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { chromium } from '@playwright/test'
-import { chromiumLaunchOptions } from './chromium.mjs'
+import { runnerImport } from 'vite'
 import WebSocket from 'ws'
+import { chromiumLaunchOptions } from './chromium.mjs'
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '..', '..')
 const SERVE = join(ROOT, 'out', 'main', 'serve.js')
@@ -56,26 +57,18 @@ function startHost(dataDir) {
   return { child, url }
 }
 
-/** One WebSocket, many calls. */
+/**
+ * The SDK (`connectArbor`, src-shared/sdk) drives the host, as any Node client would. It is
+ * TypeScript, so Vite's module runner (Vite is already here for the build) loads it.
+ */
 async function connect(url) {
+  const { module: sdk } = await runnerImport(join(ROOT, 'src-shared', 'sdk', 'index.ts'), {
+    root: ROOT,
+    configFile: false,
+    logLevel: 'silent',
+  })
   const u = new URL(url)
-  const ws = new WebSocket(`ws://${u.host}/ws?token=${u.searchParams.get('token')}`)
-  await new Promise((ok, fail) => {
-    ws.once('open', ok)
-    ws.once('error', fail)
-  })
-  const waiting = new Map()
-  ws.on('message', (data) => {
-    const frame = JSON.parse(String(data))
-    if (frame.id !== undefined) waiting.get(frame.id)?.(frame.result)
-  })
-  let id = 0
-  const call = (method, params) =>
-    new Promise((ok, fail) => {
-      waiting.set(++id, (r) => (r.ok ? ok(r.data) : fail(new Error(`${method}: ${r.error.message}`))))
-      ws.send(JSON.stringify({ id, method, params }))
-    })
-  return { call, close: () => ws.close() }
+  return sdk.connectArbor({ url: u.origin, token: u.searchParams.get('token') ?? '', WebSocket })
 }
 
 function percentile(values, p) {
@@ -178,18 +171,19 @@ async function main() {
   const dataDir = mkdtempSync(join(tmpdir(), 'arbor-ui-bench-'))
   const host = startHost(dataDir)
   let browser
+  let arbor
   try {
     const url = await host.url
-    const rpc = await connect(url)
-    const session = await rpc.call('sessions.create', { title: 'UI bench' })
+    arbor = await connect(url)
+    const session = await arbor.sessions.create({ title: 'UI bench' })
     const t0 = Date.now()
+    // Every prompt queued at once (the session runs them in order), then the last turn awaited.
     const turns = await Promise.all(
-      Array.from({ length: SEED_PROMPTS }, () =>
-        rpc.call('session.prompt', { session_id: session.session_id, query: '/stream 20 0' }),
-      ),
+      Array.from({ length: SEED_PROMPTS }, () => session.prompt({ query: '/stream 20 0' })),
     )
-    await rpc.call('session.wait_turn', { session_id: session.session_id, turn_id: turns.at(-1).id })
-    const info = await rpc.call('session.get_info', { session_id: session.session_id })
+    const seeded = await turns.at(-1).finished
+    if (!seeded.success) throw new Error(`seeding failed: ${JSON.stringify(seeded.error)}`)
+    const info = await session.get_info()
     console.log(`ui: seeded ${info.message_count} messages in ${((Date.now() - t0) / 1000).toFixed(1)} s`)
 
     browser = await chromium.launch(chromiumLaunchOptions)
@@ -256,9 +250,9 @@ async function main() {
       `ui: last delta to paint ${paint.toFixed(1)} ms (target ≤ ${TARGET_PAINT_MS} ms) ${ok(paint, TARGET_PAINT_MS)}` +
         ` (handed to the page after ${(b.handedOverAt - b.lastDeltaAt).toFixed(1)} ms, in the DOM after ${(b.domAt - b.lastDeltaAt).toFixed(1)} ms)`,
     )
-    rpc.close()
     if (strict && (p95busy > TARGET_TASK_MS || paint > TARGET_PAINT_MS)) process.exitCode = 1
   } finally {
+    await arbor?.close()
     await browser?.close()
     host.child.kill('SIGTERM')
     await new Promise((ok) => {
