@@ -1,6 +1,6 @@
 import { StrictMode } from 'react'
 import { createRoot } from 'react-dom/client'
-import { createClient } from '../src-shared/client'
+import { createArbor } from '../src-shared/sdk'
 import { App } from './App'
 import { selectTransport } from './client/transport'
 import { AppContext } from './state/hooks'
@@ -23,7 +23,7 @@ function writeHash(session_id: string | null) {
 }
 
 const { transport, kind, hasToken } = selectTransport()
-const app = createApp(createClient(transport), { initialSessionId: sessionFromHash(), onOpen: writeHash })
+const app = createApp(createArbor(transport), { initialSessionId: sessionFromHash(), onOpen: writeHash })
 
 window.addEventListener('hashchange', () => {
   const id = sessionFromHash()

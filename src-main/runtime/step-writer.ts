@@ -1,3 +1,4 @@
+import { appendDelta } from '../../src-shared/delta'
 import { newId } from '../../src-shared/ids'
 import {
   partMutation,
@@ -84,7 +85,7 @@ export class StepWriter {
     const last = m.parts[m.parts.length - 1]
     const part = last && last.type === type ? last : this.addPart({ type, part_id: newId('prt'), text: '' })
     const offset = part.text.length
-    part.text += text
+    part.text = appendDelta(part.text, offset, text)!
     this.delta(part.part_id, 'text', offset, text)
   }
 
@@ -105,7 +106,7 @@ export class StepWriter {
     const part = this.calls.get(tool_call_id)
     if (!part) return
     const offset = part.input_text.length
-    part.input_text += text
+    part.input_text = appendDelta(part.input_text, offset, text)!
     this.delta(part.part_id, 'input', offset, text)
   }
 

@@ -35,19 +35,32 @@ export interface SessionRow {
   head_snapshot_id: string | null
 }
 
-export type CommandKind = 'prompt' | 'set' | 'compact' | 'steer'
+export type CommandKind = CommandPayload['kind']
 export type CommandStatus = 'queued' | 'active' | 'done' | 'cancelled'
 
-export interface CommandRow {
+/** What `set()` changes; the payload of a queued set command. */
+export interface SetChanges {
+  model?: string
+  security?: SecurityMode
+  env?: SessionEnv
+  plugins?: string[]
+}
+
+/** Each command kind with the payload it carries in the command log. */
+export type CommandPayload =
+  | { kind: 'prompt'; payload: { query: string } }
+  | { kind: 'set'; payload: { changes: SetChanges } }
+  | { kind: 'compact'; payload: Record<string, never> }
+  | { kind: 'steer'; payload: { text: string } }
+
+export type CommandRow = {
   pos?: number
   command_id: string
   session_id: string
-  kind: CommandKind
-  payload: Record<string, unknown>
   status: CommandStatus
   turn_id: string | null
   created_at: number
-}
+} & CommandPayload
 
 export type TurnStatus =
   'queued' | 'running' | 'waiting' | 'paused' | 'succeeded' | 'failed' | 'stopped' | 'interrupted'

@@ -2,8 +2,11 @@
  * The socket worker's buffer (see socket-worker.ts): raw protocol frames in arrival order, where
  * a delta that continues the delta just before it (same session, message, part and field, its
  * offset right at the end of that text) is joined to it. The result is the same stream of
- * frames a client would apply one by one, only shorter. Pure, so it is tested on its own.
+ * frames a client would apply one by one, only shorter (the join is the renderer's one delta rule,
+ * src-shared/delta.ts). Pure, so it is tested on its own.
  */
+import { joinDeltas } from '../../src-shared/delta'
+
 interface DeltaFrame {
   event: {
     type: 'mutation'
@@ -48,16 +51,9 @@ export function createFrameBuffer(): FrameBuffer {
       const delta = asDelta(raw)
       const last = buffer[buffer.length - 1]
       if (delta && last !== undefined && typeof last !== 'string') {
-        const a = last.event.mutation
-        const b = delta.event.mutation
-        if (
-          a.session_id === b.session_id &&
-          a.message_id === b.message_id &&
-          a.part_id === b.part_id &&
-          a.field === b.field &&
-          b.offset === a.offset + a.text.length
-        ) {
-          a.text += b.text
+        const joined = joinDeltas(last.event.mutation, delta.event.mutation)
+        if (joined) {
+          buffer[buffer.length - 1] = { ...last, event: { ...last.event, mutation: joined } }
           arrived[arrived.length - 1] = at
           return
         }

@@ -1,6 +1,6 @@
 import { useState } from 'react'
 import type { McpToolInfo } from '../../src-shared/contract'
-import { errorText, useClient, useHostData } from '../state/client'
+import { errorText, useArbor, useHostData } from '../state/client'
 
 function parseEnv(text: string): Record<string, string> | undefined {
   const env: Record<string, string> = {}
@@ -12,7 +12,7 @@ function parseEnv(text: string): Record<string, string> | undefined {
 }
 
 function McpForm({ onDone }: { onDone: (saved: boolean) => void }) {
-  const client = useClient()
+  const arbor = useArbor()
   const [name, setName] = useState('')
   const [command, setCommand] = useState('')
   const [args, setArgs] = useState('')
@@ -24,7 +24,7 @@ function McpForm({ onDone }: { onDone: (saved: boolean) => void }) {
     setError(null)
     try {
       const parsedEnv = parseEnv(env)
-      await client.call('mcp.save', {
+      await arbor.call('mcp.save', {
         name: name.trim(),
         command: command.trim(),
         args: args
@@ -117,14 +117,14 @@ function McpForm({ onDone }: { onDone: (saved: boolean) => void }) {
 
 /** MCP servers (stdio): add, remove, list their tools. Their tools are gated like built-in ones. */
 export function McpSettings() {
-  const { client, data: servers, error, reload: load, act } = useHostData((c) => c.call('mcp.list', {}))
+  const { arbor, data: servers, error, reload: load, act } = useHostData((c) => c.call('mcp.list', {}))
   const [adding, setAdding] = useState(false)
   const [tools, setTools] = useState<Record<string, McpToolInfo[] | 'loading' | { error: string }>>({})
 
   const listTools = async (id: string) => {
     setTools((t) => ({ ...t, [id]: 'loading' }))
     try {
-      const list = await client.call('mcp.tools', { server_id: id })
+      const list = await arbor.call('mcp.tools', { server_id: id })
       setTools((t) => ({ ...t, [id]: list }))
     } catch (err) {
       setTools((t) => ({ ...t, [id]: { error: errorText(err) } }))
@@ -132,7 +132,7 @@ export function McpSettings() {
     void load()
   }
 
-  const remove = (id: string) => act(() => client.call('mcp.remove', { server_id: id }))
+  const remove = (id: string) => act(() => arbor.call('mcp.remove', { server_id: id }))
 
   if (!servers) return <p>{error ?? 'Loading…'}</p>
 

@@ -1,7 +1,7 @@
 import { useState } from 'react'
 import type { ProviderInfo, ProviderPreset } from '../../src-shared/contract'
 import { useActions } from '../state/hooks'
-import { errorText, useClient, useHostData } from '../state/client'
+import { errorText, useArbor, useHostData } from '../state/client'
 
 interface Draft {
   provider_id?: string
@@ -41,7 +41,7 @@ function ProviderForm({
   presets: ProviderPreset[]
   onDone: (saved: ProviderInfo | null) => void
 }) {
-  const client = useClient()
+  const arbor = useArbor()
   const [d, setD] = useState(initial)
   const [error, setError] = useState<string | null>(null)
   const [saving, setSaving] = useState(false)
@@ -52,7 +52,7 @@ function ProviderForm({
     setSaving(true)
     setError(null)
     try {
-      const saved = await client.call('providers.save', {
+      const saved = await arbor.call('providers.save', {
         ...(d.provider_id ? { provider_id: d.provider_id } : {}),
         kind: d.kind,
         name: d.name.trim(),
@@ -190,7 +190,7 @@ function ProviderForm({
 /** Model providers: add (from presets), edit, test the connection, remove. Keys are write-only. */
 export function ProviderSettings() {
   const { refreshAppInfo } = useActions()
-  const { client, data, error, reload: load, act } = useHostData((c) => c.call('providers.list', {}))
+  const { arbor, data, error, reload: load, act } = useHostData((c) => c.call('providers.list', {}))
   const [editing, setEditing] = useState<Draft | null>(null)
   const [tests, setTests] = useState<
     Record<string, { ok: boolean; message: string; models?: string[] } | 'testing'>
@@ -200,7 +200,7 @@ export function ProviderSettings() {
   const test = async (p: ProviderInfo) => {
     setTests((t) => ({ ...t, [p.provider_id]: 'testing' }))
     try {
-      const r = await client.call('providers.test', { provider_id: p.provider_id })
+      const r = await arbor.call('providers.test', { provider_id: p.provider_id })
       setTests((t) => ({ ...t, [p.provider_id]: r }))
     } catch (err) {
       setTests((t) => ({ ...t, [p.provider_id]: { ok: false, message: errorText(err) } }))
@@ -209,7 +209,7 @@ export function ProviderSettings() {
 
   const addModels = (p: ProviderInfo, models: string[]) =>
     act(async () => {
-      await client.call('providers.save', {
+      await arbor.call('providers.save', {
         provider_id: p.provider_id,
         kind: p.kind,
         name: p.name,
@@ -221,7 +221,7 @@ export function ProviderSettings() {
 
   const remove = (id: string) =>
     act(async () => {
-      await client.call('providers.remove', { provider_id: id })
+      await arbor.call('providers.remove', { provider_id: id })
       setRemoving(null)
       await refreshAppInfo()
     })

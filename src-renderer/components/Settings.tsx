@@ -2,7 +2,7 @@ import { useState } from 'react'
 import type { AppSettings } from '../../src-shared/contract'
 import type { SecurityMode } from '../../src-shared/types'
 import { SECURITY_LABELS, useActions, useApp } from '../state/hooks'
-import { errorText, useClient } from '../state/client'
+import { errorText, useArbor } from '../state/client'
 import { McpSettings } from './McpSettings'
 import { Modal } from './Modal'
 import { ProviderSettings } from './ProviderSettings'
@@ -23,13 +23,13 @@ function General() {
   const settings = useApp((s) => s.settings)
   const app = useApp((s) => s.app)
   const { saveSettings } = useActions()
-  const client = useClient()
+  const arbor = useArbor()
   const [revealed, setRevealed] = useState<string | null>(null)
   if (!settings || !app) return <p>Loading…</p>
 
   const reveal = async () => {
     try {
-      const r = await client.call('app.reveal_data_dir', {})
+      const r = await arbor.call('app.reveal_data_dir', {})
       setRevealed(
         r.revealed
           ? 'Opened in your file manager.'

@@ -1,9 +1,10 @@
-import type { SessionInfo, SessionMutation } from '../../src-shared/types'
+import type { SessionInfo, SessionInfoMutation, SessionMutation } from '../../src-shared/types'
+import { joinDeltas } from '../../src-shared/delta'
 import { applyToTranscript, setInfo, type Transcript } from './transcript'
 
 /**
  * The data half of the app state: the sidebar's session list and the open session's
- * transcript. Pure transitions only; the zustand store (store.ts) wraps them.
+ * transcript. Pure transitions only; the sync engine (sync.ts) and the store's slices apply them.
  */
 export interface ChatState {
   /** Live (not archived) sessions, most recently updated first. */
@@ -44,6 +45,24 @@ export function dropSession(state: ChatState, session_id: string): ChatState {
 }
 
 /**
+ * The archive list (null while not loaded) following one session's info: an archived session
+ * is put in (replaced where it is, else placed by recency), any other one is taken out.
+ */
+export function followArchive(archived: SessionInfo[] | null, m: SessionInfoMutation): SessionInfo[] | null {
+  if (archived === null) return null
+  const at = archived.findIndex((a) => a.session_id === m.session_id)
+  const info = m.removed ? null : m.info
+  if (!info?.archived) return at < 0 ? archived : archived.filter((_, i) => i !== at)
+  const next = archived.slice()
+  if (at >= 0) next[at] = info
+  else {
+    const before = next.findIndex((a) => a.updated_at < info.updated_at)
+    next.splice(before < 0 ? next.length : before, 0, info)
+  }
+  return next
+}
+
+/**
  * Applies one live mutation. Message-level mutations only touch the open transcript (a late
  * mutation of a session we just left is ignored); `session` mutations update the list too.
  */
@@ -67,39 +86,18 @@ type Delta = Extract<SessionMutation, { variant: 'delta' }>
 export function coalesceDeltas(batch: SessionMutation[]): SessionMutation[] {
   const out: SessionMutation[] = []
   let run: Delta | null = null
-  let texts: string[] = []
-  let length = 0
-  const close = () => {
-    if (run) out.push(texts.length > 1 ? { ...run, text: texts.join('') } : run)
-    run = null
-    texts = []
-    length = 0
-  }
   for (const m of batch) {
-    if (m.variant !== 'delta') {
-      close()
-      out.push(m)
+    const joined: Delta | null = run && m.variant === 'delta' ? joinDeltas(run, m) : null
+    if (joined) {
+      run = joined
       continue
     }
-    const r: Delta | null = run
-    if (
-      r &&
-      r.session_id === m.session_id &&
-      r.message_id === m.message_id &&
-      r.part_id === m.part_id &&
-      r.field === m.field &&
-      m.offset === r.offset + length
-    ) {
-      texts.push(m.text)
-      length += m.text.length
-      continue
-    }
-    close()
-    run = m
-    texts = [m.text]
-    length = m.text.length
+    if (run) out.push(run)
+    run = null
+    if (m.variant === 'delta') run = m
+    else out.push(m)
   }
-  close()
+  if (run) out.push(run)
   return out
 }
 

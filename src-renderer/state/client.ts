@@ -1,12 +1,15 @@
 import { useCallback, useContext, useEffect, useRef, useState } from 'react'
-import type { ArborClient } from '../../src-shared/client'
+import type { RemoteArbor } from '../../src-shared/sdk'
 import { AppContext } from './hooks'
 
-/** The typed client, for forms that talk to main directly and show their own errors. */
-export function useClient(): ArborClient {
+/**
+ * The SDK, for forms that talk to main directly and show their own errors: its `call` reaches
+ * the non-session methods (settings, providers, MCP servers, app info).
+ */
+export function useArbor(): RemoteArbor {
   const app = useContext(AppContext)
   if (!app) throw new Error('AppContext is missing')
-  return app.client
+  return app.arbor
 }
 
 export function errorText(err: unknown): string {
@@ -17,18 +20,18 @@ export function errorText(err: unknown): string {
  * Data a settings form loads from main, with the form's error line: `reload()` fetches again,
  * and `act(fn)` runs a change, reloads, and shows its failure instead of throwing.
  */
-export function useHostData<T>(fetch: (client: ArborClient) => Promise<T>) {
-  const client = useClient()
+export function useHostData<T>(fetch: (arbor: RemoteArbor) => Promise<T>) {
+  const arbor = useArbor()
   const [data, setData] = useState<T | null>(null)
   const [error, setError] = useState<string | null>(null)
   const fetchRef = useRef(fetch)
   const reload = useCallback(async () => {
     try {
-      setData(await fetchRef.current(client))
+      setData(await fetchRef.current(arbor))
     } catch (err) {
       setError(errorText(err))
     }
-  }, [client])
+  }, [arbor])
   useEffect(() => {
     void reload()
   }, [reload])
@@ -43,5 +46,5 @@ export function useHostData<T>(fetch: (client: ArborClient) => Promise<T>) {
     },
     [reload],
   )
-  return { client, data, error, setError, reload, act }
+  return { arbor, data, error, setError, reload, act }
 }

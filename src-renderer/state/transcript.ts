@@ -7,6 +7,7 @@ import type {
   SessionMessage,
   SessionMutation,
 } from '../../src-shared/types'
+import { appendDelta } from '../../src-shared/delta'
 
 /**
  * The renderer's cache of one open session, rebuilt from `messages()` pages plus live
@@ -166,12 +167,12 @@ function tryDelta(t: Transcript, m: DeltaMutation): [Transcript, DeltaOutcome] {
   const current = fits ? textOf(part) : null
   if (current === null) return [t, 'gap']
   // Ahead of us: we missed text. Behind us: a reload already gave us the start, keep the tail.
-  if (m.offset > current.length) return [t, 'gap']
-  const tail = m.text.slice(current.length - m.offset)
-  if (tail.length === 0) return [t, 'overlap']
+  const next = appendDelta(current, m.offset, m.text)
+  if (next === null) return [t, 'gap']
+  if (next === current) return [t, 'overlap']
   const parts = message.parts.slice()
-  if (part.type === 'tool_call') parts[pi] = { ...part, input_text: current + tail }
-  else if (part.type === 'text' || part.type === 'reasoning') parts[pi] = { ...part, text: current + tail }
+  if (part.type === 'tool_call') parts[pi] = { ...part, input_text: next }
+  else if (part.type === 'text' || part.type === 'reasoning') parts[pi] = { ...part, text: next }
   const messages = t.messages.slice()
   messages[at] = { ...message, parts }
   return [{ ...t, messages }, 'applied']

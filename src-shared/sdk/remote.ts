@@ -114,8 +114,17 @@ export function createArbor(transport: ArborTransport, opts: RemoteOptions = {})
     }
   }
 
+  /** `finished` asks the host only when somebody awaits it: a queued prompt nobody waits on
+   *  keeps no request open. */
   function handle(session_id: string, id: string, command_id: string): TurnHandle {
-    return { id, command_id, finished: waitTurn(session_id, id) }
+    let finished: Promise<TurnResult> | undefined
+    return {
+      id,
+      command_id,
+      get finished() {
+        return (finished ??= waitTurn(session_id, id))
+      },
+    }
   }
 
   const cache = new Map<string, Session>()
@@ -136,6 +145,10 @@ export function createArbor(transport: ArborTransport, opts: RemoteOptions = {})
           call('session.subscribe', ref).catch((err: unknown) => {
             if (closed) return
             if (err instanceof ClientError && CONNECTION_LOST.has(err.code)) return // resync will
+            // A session removed before (or while) we subscribed: tell the listeners, as a live
+            // removal would.
+            if (err instanceof ClientError && err.code === 'not_found')
+              return deliver({ variant: 'session', session_id, info: null, removed: true })
             console.error(`[arbor] could not subscribe to ${session_id}:`, err)
           })
         }

@@ -78,7 +78,10 @@ async function inProcessHost() {
   const staticDir = tempDir()
   mkdirSync(staticDir, { recursive: true })
   writeFileSync(join(staticDir, 'index.html'), '<!doctype html><title>Arbor</title>')
-  const host = await startBrowserHost({ router: createRouter(runtime, appInfo(runtime, 'browser')), staticDir })
+  const host = await startBrowserHost({
+    router: createRouter(runtime, appInfo(runtime, 'browser')),
+    staticDir,
+  })
   hosts.push(host)
   return host
 }
@@ -101,7 +104,8 @@ function mirror() {
   const apply = (m: SessionMutation) => {
     if (m.variant === 'message') {
       const known = byId.get(m.message.message_id)
-      if (!known || known.revision <= m.message.revision) byId.set(m.message.message_id, structuredClone(m.message))
+      if (!known || known.revision <= m.message.revision)
+        byId.set(m.message.message_id, structuredClone(m.message))
     } else if (m.variant === 'delta') {
       const part = byId.get(m.message_id)?.parts.find((p) => p.part_id === m.part_id)
       if (part && (part.type === 'text' || part.type === 'reasoning') && m.field === 'text')
@@ -114,7 +118,8 @@ function mirror() {
       else msg.parts.push(structuredClone(m.part))
     }
   }
-  const view = () => [...byId.values()].sort((a, b) => a.seq - b.seq).map((m) => [m.role, m.status, textOf(m)])
+  const view = () =>
+    [...byId.values()].sort((a, b) => a.seq - b.seq).map((m) => [m.role, m.status, textOf(m)])
   return { apply, view }
 }
 
@@ -163,7 +168,9 @@ describe('connectArbor: reconnect and sync', () => {
 
     // And the subscription is live again: a new prompt streams to the same listener.
     const before = deltas
-    await (await session.prompt({ query: '/stream 5 0' })).finished
+    await (
+      await session.prompt({ query: '/stream 5 0' })
+    ).finished
     expect(deltas).toBeGreaterThan(before)
   })
 
@@ -176,15 +183,21 @@ describe('connectArbor: reconnect and sync', () => {
     const b: SessionMutation[] = []
     const offA = session.subscribe((m) => a.push(m))
     const offB = session.subscribe((m) => b.push(m))
-    await (await session.prompt({ query: 'first' })).finished
+    await (
+      await session.prompt({ query: 'first' })
+    ).finished
     offA()
     offA() // a second call is harmless
-    await (await session.prompt({ query: 'second' })).finished
+    await (
+      await session.prompt({ query: 'second' })
+    ).finished
     const countA = a.length
     expect(b.length).toBeGreaterThan(countA)
     offB()
     const countB = b.length
-    await (await session.prompt({ query: 'third' })).finished
+    await (
+      await session.prompt({ query: 'third' })
+    ).finished
     expect([a.length, b.length]).toEqual([countA, countB])
   })
 })

@@ -1,14 +1,15 @@
 import type { ArborTransport, ResponseOf } from '../../src-shared/contract'
 import type { Result } from '../../src-shared/errors'
 import type { Method, RequestOf } from '../../src-shared/schemas'
-import type { ServerEvent } from '../../src-shared/types'
+import type { ServerEvent, SessionInfo } from '../../src-shared/types'
 
 type Handler<M extends Method> = (params: RequestOf<M>) => ResponseOf<M> | Promise<ResponseOf<M>>
 
 /**
  * An in-memory stand-in for main: answers calls from per-method handlers (unhandled methods
  * answer `not_implemented`), records every call in order, and pushes events and connection
- * changes on demand.
+ * changes on demand — including the host's `sessions` events (`emitInfo`), which it sends to
+ * every client for every session's info change.
  */
 export class FakeHost implements ArborTransport {
   calls: Array<{ method: Method; params: unknown }> = []
@@ -50,8 +51,23 @@ export class FakeHost implements ArborTransport {
     for (const l of this.events) l(event)
   }
 
+  /** A session's info changed (or, with `null`, it was removed): the `sessions` event. */
+  emitInfo(info: SessionInfo | null, session_id = info?.session_id ?? '') {
+    this.emit({
+      type: 'sessions',
+      mutation: info
+        ? { variant: 'session', session_id, info }
+        : { variant: 'session', session_id, info: null, removed: true },
+    })
+  }
+
   setConnected(c: boolean) {
     for (const l of this.connection) l(c)
+  }
+
+  /** How many times `method` was called. */
+  count(method: Method): number {
+    return this.calls.filter((c) => c.method === method).length
   }
 
   methods(): Method[] {

@@ -88,7 +88,8 @@ export function partMut(
   part: MessagePart,
   session_id = SID,
 ): SessionMutation {
-  return { variant: 'part', session_id, message_id, revision, type: part.type, part }
+  // `type` names the part's type (the union cannot pair them by itself).
+  return { variant: 'part', session_id, message_id, revision, type: part.type, part } as SessionMutation
 }
 
 export function delta(
@@ -98,7 +99,7 @@ export function delta(
   value: string,
   field: 'text' | 'input' = 'text',
   session_id = SID,
-): SessionMutation {
+): Extract<SessionMutation, { variant: 'delta' }> {
   return { variant: 'delta', session_id, message_id, part_id, field, offset, text: value }
 }
 

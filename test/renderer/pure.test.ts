@@ -6,7 +6,8 @@ import { highlight } from '../../src-renderer/lib/highlight'
 import { checkpointLabel, describeChange } from '../../src-renderer/lib/history'
 import { matchShortcut } from '../../src-renderer/lib/shortcuts'
 import { computeOffsets, indexAt, visibleRange } from '../../src-renderer/lib/virtual'
-import { coalesceDeltas } from '../../src-renderer/state/chat'
+import { coalesceDeltas, followArchive } from '../../src-renderer/state/chat'
+import { appendDelta, joinDeltas } from '../../src-shared/delta'
 import { flattenTree, neighbour, sessionTree } from '../../src-renderer/state/tree'
 import { delta, info, messageMut, msg, text } from './fixtures'
 
@@ -145,6 +146,51 @@ describe('delta coalescing', () => {
     ])
     expect(at).toEqual([2, 3, 5])
     expect(buf.size).toBe(0)
+  })
+})
+
+describe('the one delta rule', () => {
+  it('appends past the end, drops overlap, refuses a gap', () => {
+    expect(appendDelta('Hello', 5, ' you')).toBe('Hello you')
+    expect(appendDelta('Hello wor', 6, 'world!')).toBe('Hello world!')
+    expect(appendDelta('Hello', 1, 'ell')).toBe('Hello')
+    expect(appendDelta('Hi', 5, 'there')).toBeNull()
+  })
+
+  it('joins only a delta that continues the same part and field exactly', () => {
+    expect(joinDeltas(delta('m1', 'p1', 0, 'Hel'), delta('m1', 'p1', 3, 'lo'))).toEqual(
+      delta('m1', 'p1', 0, 'Hello'),
+    )
+    expect(joinDeltas(delta('m1', 'p1', 0, 'Hel'), delta('m1', 'p1', 4, 'o'))).toBeNull()
+    expect(joinDeltas(delta('m1', 'p1', 0, 'Hel'), delta('m1', 'p2', 3, 'lo'))).toBeNull()
+    expect(joinDeltas(delta('m1', 'p1', 0, 'a'), delta('m1', 'p1', 1, 'b', 'input'))).toBeNull()
+  })
+})
+
+describe('archive list', () => {
+  const archived = info('ses_a', { archived: true, updated_at: 5 })
+  const mut = (s: ReturnType<typeof info> | null, id = s?.session_id ?? '') =>
+    s
+      ? { variant: 'session' as const, session_id: id, info: s }
+      : { variant: 'session' as const, session_id: id, info: null, removed: true }
+
+  it('follows info changes only once loaded', () => {
+    expect(followArchive(null, mut(archived))).toBeNull()
+    const list = [archived]
+    expect(followArchive(list, mut(info('ses_b')))).toBe(list)
+  })
+
+  it('puts archived sessions in by recency, replaces them in place, takes the rest out', () => {
+    const newer = info('ses_n', { archived: true, updated_at: 9 })
+    const older = info('ses_o', { archived: true, updated_at: 1 })
+    let list = followArchive([archived], mut(newer))
+    list = followArchive(list, mut(older))
+    expect(list?.map((s) => s.session_id)).toEqual(['ses_n', 'ses_a', 'ses_o'])
+    list = followArchive(list, mut({ ...archived, title: 'Renamed' }))
+    expect(list?.[1].title).toBe('Renamed')
+    list = followArchive(list, mut({ ...newer, archived: false }))
+    list = followArchive(list, mut(null, 'ses_o'))
+    expect(list?.map((s) => s.session_id)).toEqual(['ses_a'])
   })
 })
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createClient } from '../../src-shared/client'
+import { createArbor } from '../../src-shared/sdk'
 import type { AppInfo } from '../../src-shared/contract'
 import type { MessagesPage, SessionMutation } from '../../src-shared/types'
 import { createApp } from '../../src-renderer/state/store'
@@ -30,7 +30,7 @@ function setup(page: MessagesPage = { items: [], next_cursor: null }) {
     .on('session.prompt', () => ({ id: 'turn_1', command_id: 'cmd_1' }))
   const frames: Array<() => void> = []
   const opened: Array<string | null> = []
-  const app = createApp(createClient(host), {
+  const app = createApp(createArbor(host), {
     schedule: (run) => frames.push(run),
     setTimer: (fn) => frames.push(fn),
     initialSessionId: SID,
@@ -79,6 +79,28 @@ describe('app store', () => {
     expect(host.calls.find((c) => c.method === 'session.prompt')?.params).toEqual({
       session_id: 'ses_new',
       query: 'hello',
+    })
+    expect(state().transcript?.session_id).toBe('ses_new')
+  })
+
+  it('a prompt sent while New chat is still being created goes to the new chat', async () => {
+    const { host, app, state } = setup()
+    await app.actions.boot()
+    let answer: () => void = () => {}
+    host.on('sessions.create', () => new Promise((ok) => (answer = () => ok(info('ses_new')))))
+    const created = app.actions.newChat()
+    const again = app.actions.newChat()
+    const sent = app.actions.send('for the new chat')
+    await settle()
+    expect(host.count('session.prompt')).toBe(0)
+    answer()
+    expect(await sent).toBe(true)
+    expect(await created).toBe('ses_new')
+    expect(await again).toBe('ses_new')
+    expect(host.count('sessions.create')).toBe(1)
+    expect(host.calls.find((c) => c.method === 'session.prompt')?.params).toEqual({
+      session_id: 'ses_new',
+      query: 'for the new chat',
     })
     expect(state().transcript?.session_id).toBe('ses_new')
   })
@@ -355,5 +377,99 @@ describe('app store', () => {
     await app.actions.clearMessages(SID)
     expect(state().transcript?.messages).toEqual([])
     expect(state().transcript?.loaded).toBe(true)
+  })
+})
+
+describe('session list', () => {
+  const ids = (app: ReturnType<typeof setup>['app']) => app.store.getState().sessions.map((s) => s.session_id)
+
+  it('follows `sessions` events in place: a whole prompt costs no sessions.list refetch', async () => {
+    const { host, app, state, frame, emit } = setup()
+    host
+      .on('sessions.list', () => [info(SID, { updated_at: 5 }), info('ses_2', { updated_at: 3 })])
+      .on('session.get_info', () => info(SID, { updated_at: 5 }))
+    await app.actions.boot()
+    expect(host.count('sessions.list')).toBe(1)
+    expect(ids(app)).toEqual([SID, 'ses_2'])
+
+    // A prompt in the open session: its info changes reach every client as `sessions` events
+    // (and subscribers also get them as `session` mutations); the list and the header follow.
+    expect(await app.actions.send('Plan a trip')).toBe(true)
+    const running = info(SID, { state: 'running', updated_at: 6, current_turn_id: 'turn_1' })
+    host.emitInfo(running)
+    emit({ variant: 'session', session_id: SID, info: running })
+    expect(state().sessions[0].state).toBe('running')
+    emit(messageMut(msg('m1', 1, { role: 'user', parts: [text('u', 'Plan a trip')] })))
+    const titled = info(SID, { state: 'running', title: 'Plan a trip', updated_at: 7, message_count: 1 })
+    host.emitInfo(titled)
+    emit({ variant: 'session', session_id: SID, info: titled })
+    const idle = info(SID, { title: 'Plan a trip', updated_at: 8, message_count: 2 })
+    host.emitInfo(idle)
+    emit({ variant: 'session', session_id: SID, info: idle })
+    frame()
+    expect(state().sessions[0]).toEqual(idle)
+    expect(state().transcript?.info).toEqual(idle)
+
+    // Another window works in ses_2: it moves to the top, with no subscription to it here.
+    host.emitInfo(info('ses_2', { state: 'running', updated_at: 9 }))
+    expect(ids(app)).toEqual(['ses_2', SID])
+    expect(state().sessions[0].state).toBe('running')
+
+    // Created elsewhere: it appears; archived: it leaves the list; removed: it is gone.
+    host.emitInfo(info('ses_3', { created_at: 10, updated_at: 10 }))
+    expect(ids(app)).toEqual(['ses_3', 'ses_2', SID])
+    host.emitInfo(info('ses_2', { archived: true, updated_at: 11 }))
+    expect(ids(app)).toEqual(['ses_3', SID])
+    host.emitInfo(null, 'ses_3')
+    expect(ids(app)).toEqual([SID])
+
+    await settle()
+    frame()
+    expect(host.count('sessions.list')).toBe(1)
+    expect(state().transcript?.session_id).toBe(SID)
+  })
+
+  it('re-reads the list only after a reconnect', async () => {
+    const { host, app } = setup()
+    await app.actions.boot()
+    host.emitInfo(info(SID, { title: 'Renamed', updated_at: 2 }))
+    await settle()
+    expect(host.count('sessions.list')).toBe(1)
+    host.setConnected(false)
+    host.setConnected(true)
+    await settle()
+    expect(host.count('sessions.list')).toBe(2)
+  })
+
+  it('opens another session when a `sessions` event says the open one was removed', async () => {
+    const { host, app, state } = setup()
+    host.on('sessions.list', () => [info(SID, { updated_at: 5 }), info('ses_2')])
+    await app.actions.boot()
+    host.emitInfo(null, SID)
+    await settle()
+    expect(ids(app)).toEqual(['ses_2'])
+    expect(state().transcript?.session_id).toBe('ses_2')
+    expect(host.calls.filter((c) => c.method === 'session.unsubscribe')[0]?.params).toEqual({
+      session_id: SID,
+    })
+    expect(host.count('sessions.list')).toBe(1)
+  })
+
+  it('keeps a loaded archive in step with `sessions` events', async () => {
+    const { host, app, state } = setup()
+    host
+      .on('sessions.list', () => [info(SID, { updated_at: 5 }), info('ses_2', { updated_at: 4 })])
+      .on('sessions.archived', () => [info('ses_old', { archived: true, updated_at: 2 })])
+    await app.actions.boot()
+    await app.actions.loadArchived()
+    host.emitInfo(info('ses_2', { archived: true, updated_at: 6 }))
+    expect(state().archived?.map((s) => s.session_id)).toEqual(['ses_2', 'ses_old'])
+    host.emitInfo(info('ses_old', { archived: false, updated_at: 7 }))
+    expect(state().archived?.map((s) => s.session_id)).toEqual(['ses_2'])
+    expect(ids(app)).toEqual(['ses_old', SID])
+    host.emitInfo(null, 'ses_2')
+    expect(state().archived).toEqual([])
+    expect(host.count('sessions.archived')).toBe(1)
+    expect(host.count('sessions.list')).toBe(1)
   })
 })

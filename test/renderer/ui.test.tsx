@@ -1,7 +1,7 @@
 import { act } from 'react'
 import { createRoot, type Root } from 'react-dom/client'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { createClient } from '../../src-shared/client'
+import { createArbor } from '../../src-shared/sdk'
 import type { AppInfo } from '../../src-shared/contract'
 import type { MessagesPage, PendingInteraction, SessionInfo } from '../../src-shared/types'
 import { App } from '../../src-renderer/App'
@@ -47,7 +47,7 @@ async function render(
     .on('session.respond', ({ interaction_id }) => ({ interaction_id, status: 'approved' }))
     .on('session.unqueue', () => ({ removed: true }))
     .on('session.stop', () => ({ stopped: true }))
-  const app = createApp(createClient(host), { schedule: (run) => run(), initialSessionId: SID })
+  const app = createApp(createArbor(host), { schedule: (run) => run(), initialSessionId: SID })
   container = document.createElement('div')
   document.body.append(container)
   root = createRoot(container)

@@ -3,51 +3,47 @@ import { ArborError } from '../../../src-shared/errors'
 import { newId } from '../../../src-shared/ids'
 import { MAX_TEXT_CHARS } from '../../../src-shared/schemas'
 import { toErrorShape } from '../../../src-shared/errors'
-import type {
-  QueuedCommand,
-  SecurityMode,
-  SessionEnv,
-  SessionMessage,
-  TurnResult,
-} from '../../../src-shared/types'
-import type { CommandRow, SessionRow, Store } from '../../store'
+import type { QueuedCommand, SecurityMode, SessionMessage, TurnResult } from '../../../src-shared/types'
+import type { CommandPayload, CommandRow, SessionRow, SetChanges, Store } from '../../store'
 import { buildModelMessages } from '../context'
 import { checkpoint } from './checkpoints'
 import { abortError, now, type SessionContext } from './context'
 import { textOf, type MessageLog } from './log'
 
-export interface SetChanges {
-  model?: string
-  security?: SecurityMode
-  env?: SessionEnv
-  plugins?: string[]
-}
+export type { SetChanges }
 
-/** What enters a session's FIFO, end to end: the queue row's payload is exactly one of these. */
+/** What enters a session's FIFO, as the runtime handles it. */
 export type Command =
   | { kind: 'prompt'; query: string }
   | { kind: 'set'; changes: SetChanges }
   | { kind: 'compact' }
   | { kind: 'steer'; text: string }
 
-/** The command a queue row carries (rows written before the union keep their flat payloads). */
+/** The command a queue row carries. */
 export function commandOf(row: CommandRow): Command {
-  const p = row.payload
   switch (row.kind) {
     case 'prompt':
-      return { kind: 'prompt', query: String(p.query) }
+      return { kind: 'prompt', query: row.payload.query }
     case 'steer':
-      return { kind: 'steer', text: String(p.text) }
+      return { kind: 'steer', text: row.payload.text }
     case 'compact':
       return { kind: 'compact' }
     case 'set':
-      return { kind: 'set', changes: (p.changes ?? p) as SetChanges }
+      return { kind: 'set', changes: row.payload.changes }
   }
 }
 
-function payloadOf(command: Command): CommandRow['payload'] {
-  const { kind: _kind, ...payload } = command
-  return payload
+function rowOf(command: Command): CommandPayload {
+  switch (command.kind) {
+    case 'prompt':
+      return { kind: 'prompt', payload: { query: command.query } }
+    case 'steer':
+      return { kind: 'steer', payload: { text: command.text } }
+    case 'compact':
+      return { kind: 'compact', payload: {} }
+    case 'set':
+      return { kind: 'set', payload: { changes: command.changes } }
+  }
 }
 
 /** Durably queues a command (and, for a prompt, its turn) in one transaction. */
@@ -55,8 +51,7 @@ export function enqueue(ctx: SessionContext, command: Command, turn_id: string |
   const row: CommandRow = {
     command_id: newId('cmd'),
     session_id: ctx.id,
-    kind: command.kind,
-    payload: payloadOf(command),
+    ...rowOf(command),
     status: 'queued',
     turn_id,
     created_at: now(),

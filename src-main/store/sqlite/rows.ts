@@ -65,7 +65,10 @@ export function toMessage(r: Row): SessionMessage {
 }
 
 export function toCommand(r: Row): CommandRow {
-  return { ...(r as unknown as CommandRow), payload: JSON.parse(r.payload as string) }
+  const payload = JSON.parse(r.payload as string) as Record<string, unknown>
+  // Set commands queued before the payload named its changes stored them flat.
+  const typed = r.kind === 'set' && !('changes' in payload) ? { changes: payload } : payload
+  return { ...(r as unknown as CommandRow), payload: typed } as CommandRow
 }
 
 export function toTurn(r: Row): TurnRow {

@@ -1,0 +1,228 @@
+import { ClientError, type Session } from '../../../src-shared/sdk'
+import type { Remember, SecurityMode, SnapshotInfo } from '../../../src-shared/types'
+import type { Transcript } from '../transcript'
+import { openId, type Slice, type SliceApi } from './api'
+
+/**
+ * The open-session slice: the transcript the sync engine keeps in step with the host, and the
+ * commands on that session (prompt, respond, stop, fork…), each through the SDK's `Session`.
+ */
+
+export interface ActiveState {
+  /** The open session's cache (written by the sync engine); null when none is open. */
+  transcript: Transcript | null
+  loadingOlder: boolean
+  /** Interactions with an answer in flight (their buttons are disabled). */
+  responding: Record<string, true>
+  /** A message to scroll to and highlight (from a search hit); the nonce re-triggers it. */
+  focus: { message_id: string; nonce: number } | null
+}
+
+export type Answer =
+  { decision: 'approve' | 'deny'; remember?: Remember; reason?: string } | { answer: string }
+
+export interface ActiveActions {
+  openSession(session_id: string): Promise<void>
+  /** Creates a chat and opens it; a prompt sent meanwhile waits and goes there. */
+  newChat(): Promise<string | null>
+  /** Sends a prompt to the open session (creating one first if none is open). */
+  send(query: string): Promise<boolean>
+  stop(): Promise<void>
+  unqueue(command_id: string): Promise<void>
+  respond(interaction_id: string, answer: Answer): Promise<void>
+  setSecurity(security: SecurityMode): Promise<void>
+  setModel(model: string): Promise<void>
+  loadOlder(): Promise<void>
+  /** Sends a steering note to the running turn of the open session. */
+  steer(text: string): Promise<boolean>
+  /** Sends the prompt of a failed turn again. */
+  retry(turn_id: string | undefined): Promise<void>
+  /** Forks the open session (at a message, before it, or at a checkpoint) and opens the child. */
+  fork(at: { message_id?: string; snapshot_id?: string; before?: boolean }): Promise<string | null>
+  /** Edit-and-resend: forks just before a user message and sends the edited text in the child. */
+  editAndResend(message_id: string, text: string): Promise<void>
+  snapshots(session_id: string): Promise<SnapshotInfo[]>
+  /** Opens a session scrolled to one message (loading older pages until it is there). */
+  openAt(session_id: string, message_id: string): Promise<void>
+}
+
+function operationId(): string {
+  return `op_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 10)}`
+}
+
+export function createActiveSlice(api: SliceApi): Slice<ActiveState, ActiveActions> {
+  const { arbor, sync, get, set, options } = api
+
+  /** The open session's handle, or null. */
+  const open = (): Session | null => {
+    const id = openId(api)
+    return id ? arbor.session(id) : null
+  }
+
+  /** The chat being created (New chat pressed, not answered yet). */
+  let creating: Promise<string | null> | null = null
+
+  /** Runs a command on the open session; a refusal becomes a notice. */
+  async function command(what: string, fn: (session: Session) => Promise<unknown>) {
+    const session = open()
+    if (!session) return
+    try {
+      await fn(session)
+    } catch (err) {
+      api.fail(what, err)
+    }
+  }
+
+  const actions: ActiveActions = {
+    async openSession(session_id) {
+      if (openId(api) === session_id) return
+      set({ loadingOlder: false, focus: null })
+      // Subscribes and shows the (empty) transcript at once, then loads it.
+      const loading = sync.open(session_id)
+      options.onOpen?.(session_id)
+      await loading
+    },
+
+    newChat() {
+      creating ??= (async () => {
+        try {
+          const session = await arbor.sessions.create()
+          // The host announced it (a `sessions` event) before answering; opening reads its info too.
+          await actions.openSession(session.session_id)
+          return session.session_id
+        } catch (err) {
+          api.fail('Could not create a chat', err)
+          return null
+        } finally {
+          creating = null
+        }
+      })()
+      return creating
+    },
+
+    async send(query) {
+      const text = query.trim()
+      if (!text) return false
+      try {
+        // Typed right after New chat: it belongs in the new chat, not the one still shown.
+        const pending = creating
+        const session_id = pending ? await pending : (openId(api) ?? (await actions.newChat()))
+        if (!session_id) return false
+        // The open session is subscribed (sync.open), so none of the turn's output is missed.
+        await arbor.session(session_id).prompt({ query: text })
+        return true
+      } catch (err) {
+        api.fail('Could not send', err)
+        return false
+      }
+    },
+
+    stop: () => command('Could not stop', (s) => s.stop()),
+
+    unqueue: (command_id) => command('Could not remove the queued prompt', (s) => s.unqueue(command_id)),
+
+    async respond(interaction_id, answer) {
+      if (!open()) return
+      set((s) => ({ responding: { ...s.responding, [interaction_id]: true } }))
+      await command('Could not send your answer', (s) => s.respond({ interaction_id, ...answer }))
+      set((s) => {
+        const { [interaction_id]: _done, ...rest } = s.responding
+        return { responding: rest }
+      })
+    },
+
+    setSecurity: (security) => command('Could not change the approval mode', (s) => s.set({ security })),
+
+    setModel: (model) => command('Could not change the model', (s) => s.set({ model })),
+
+    async loadOlder() {
+      const t = get().transcript
+      if (!t?.older_cursor || get().loadingOlder) return
+      set({ loadingOlder: true })
+      try {
+        await sync.older()
+      } catch (err) {
+        api.fail('Could not load earlier messages', err)
+      } finally {
+        set({ loadingOlder: false })
+      }
+    },
+
+    async steer(text) {
+      const session = open()
+      const note = text.trim()
+      if (!session || !note) return false
+      try {
+        await session.steer(note)
+        return true
+      } catch (err) {
+        api.fail('Could not send the steering note', err)
+        return false
+      }
+    },
+
+    async retry(turn_id) {
+      const t = get().transcript
+      const prompt = t?.messages.find((m) => m.role === 'user' && m.kind === 'text' && m.turn_id === turn_id)
+      const text = prompt?.parts.map((p) => (p.type === 'text' ? p.text : '')).join('')
+      if (!text) {
+        api.actions.notify('The prompt of that turn is not loaded; scroll up to it and send it again.')
+        return
+      }
+      await actions.send(text)
+    },
+
+    async fork(at) {
+      const session = open()
+      if (!session) return null
+      try {
+        const child = await session.fork({ operation_id: operationId(), ...at })
+        // The host announced the child (a `sessions` event); opening it reads its info too.
+        await actions.openSession(child.session_id)
+        return child.session_id
+      } catch (err) {
+        api.fail('Could not fork', err)
+        return null
+      }
+    },
+
+    async editAndResend(message_id, text) {
+      const query = text.trim()
+      if (!query) return
+      const child = await actions.fork({ message_id, before: true })
+      if (child) await actions.send(query)
+    },
+
+    async snapshots(session_id) {
+      try {
+        return await arbor.session(session_id).snapshots({ limit: 200 })
+      } catch (err) {
+        if (!(err instanceof ClientError && err.code === 'busy'))
+          api.fail('Could not list the checkpoints', err)
+        return []
+      }
+    },
+
+    async openAt(session_id, message_id) {
+      await actions.openSession(session_id)
+      // Older pages until the message is loaded (bigger pages: this is a seek, not a scroll).
+      for (let guard = 0; guard < 200; guard++) {
+        const t = get().transcript
+        if (t?.session_id !== session_id) return
+        if (t.messages.some((m) => m.message_id === message_id)) break
+        try {
+          if (!(await sync.older(500))) break
+        } catch (err) {
+          api.fail('Could not load earlier messages', err)
+          return
+        }
+      }
+      if (openId(api) === session_id) set({ focus: { message_id, nonce: Date.now() } })
+    },
+  }
+
+  return {
+    state: { transcript: null, loadingOlder: false, responding: {}, focus: null },
+    actions,
+  }
+}

@@ -1,0 +1,89 @@
+import type { AppInfo, AppSettings } from '../../../src-shared/contract'
+import type { Slice, SliceApi } from './api'
+
+/** The ui slice: app info and settings, the connection, notices, the side panel and dialogs. */
+
+export interface Notice {
+  id: number
+  text: string
+}
+
+export interface UiState {
+  app: AppInfo | null
+  /** False while the transport is down (browser host only). */
+  connected: boolean
+  notice: Notice | null
+  /** App-wide settings (default model and approval mode, theme); null until loaded. */
+  settings: AppSettings | null
+  /** The side panel next to the transcript. */
+  panel: 'history' | null
+  /** A modal over the whole window. */
+  dialog: 'settings' | 'shortcuts' | null
+}
+
+export interface UiActions {
+  dismissNotice(): void
+  notify(text: string): void
+  loadSettings(): Promise<void>
+  saveSettings(patch: Partial<AppSettings>): Promise<void>
+  /** Re-reads app.info (the model list changes when providers change). */
+  refreshAppInfo(): Promise<void>
+  setPanel(panel: UiState['panel']): void
+  setDialog(dialog: UiState['dialog']): void
+}
+
+export function createUiSlice(api: SliceApi): Slice<UiState, UiActions> {
+  const { arbor, set } = api
+  let noticeId = 0
+  return {
+    state: {
+      app: null,
+      connected: true,
+      notice: null,
+      settings: null,
+      panel: null,
+      dialog: null,
+    },
+    actions: {
+      dismissNotice() {
+        set({ notice: null })
+      },
+
+      notify(text) {
+        set({ notice: { id: ++noticeId, text } })
+      },
+
+      async loadSettings() {
+        try {
+          set({ settings: await arbor.call('settings.get', {}) })
+        } catch {
+          // Older hosts without settings: the defaults apply.
+        }
+      },
+
+      async saveSettings(patch) {
+        try {
+          set({ settings: await arbor.call('settings.set', patch) })
+        } catch (err) {
+          api.fail('Could not save the settings', err)
+        }
+      },
+
+      async refreshAppInfo() {
+        try {
+          set({ app: await arbor.call('app.info', {}) })
+        } catch {
+          // keep the old list
+        }
+      },
+
+      setPanel(panel) {
+        set({ panel })
+      },
+
+      setDialog(dialog) {
+        set({ dialog })
+      },
+    },
+  }
+}

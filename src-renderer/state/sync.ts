@@ -1,0 +1,222 @@
+import { ClientError, type Session } from '../../src-shared/sdk'
+import type { SessionMutation } from '../../src-shared/types'
+import { createBatcher, frameSchedule, type Schedule } from './batch'
+import { applyMutations, dropSession, upsertSession, type ChatState } from './chat'
+import {
+  dropHeld,
+  emptyTranscript,
+  loadInteractions,
+  loadPage,
+  staleMessageIds,
+  type Transcript,
+} from './transcript'
+
+/**
+ * The session-sync engine: keeps the open session's transcript equal to the persisted state
+ * plus its live mutations. Plain TypeScript over the SDK's `Session` (no React, no zustand):
+ * the store hands it a reader and a writer of the chat data and it does the protocol.
+ *
+ * Consistency rule (spec §4): a session is subscribed to BEFORE its history is read; then
+ * `messages()` is merged with the live mutations by `message_id` + `revision` (the pure
+ * transitions in transcript.ts). Live mutations are applied once per frame, in arrival order,
+ * and every answer is applied after the mutations that arrived before it (`flush` first), so
+ * nothing is applied out of order. Deltas that do not fit (a gap in the stream) are held and
+ * healed by refetching the latest page. After a reconnect the SDK subscribes again and resends
+ * the newest messages; `resync()` also reloads the page and the pending interactions.
+ */
+
+export interface SyncOptions {
+  /** A handle on a session by id, without a round trip (`RemoteArbor.session`). */
+  session(session_id: string): Session
+  /** The chat data as the store holds it now. */
+  read(): ChatState
+  /** Stores new chat data (the store notices when the open transcript went away). */
+  write(next: ChatState): void
+  /** A failure the user should hear about. */
+  report(what: string, err: unknown): void
+  /** Batching of live mutations; one animation frame by default. */
+  schedule?: Schedule
+  /** Newest messages loaded at once. */
+  pageSize?: number
+  setTimer?: (fn: () => void, ms: number) => void
+}
+
+export interface SessionSync {
+  /** The session being synced (null when none is open). */
+  openId(): string | null
+  /** Leaves the open session (unsubscribes), subscribes to this one, then loads it. */
+  open(session_id: string): Promise<void>
+  /** Reads the open session again from scratch (its visible history changed wholesale). */
+  reload(): Promise<void>
+  /** After a reconnect: reloads the latest page and the pending interactions, then merges. */
+  resync(): Promise<void>
+  /** Merges the next older page; false when there is none (or the session changed meanwhile). */
+  older(limit?: number): Promise<boolean>
+  /** Leaves the open session: unsubscribes and clears the transcript. */
+  close(): void
+  /** Applies the queued live mutations now. */
+  flush(): void
+  dispose(): void
+}
+
+/** Codes that mean the connection, not the session, failed: the resync after the reconnect heals. */
+const CONNECTION_LOST = new Set(['busy', 'unavailable'])
+
+export function createSessionSync(opts: SyncOptions): SessionSync {
+  const { read, write } = opts
+  const pageSize = opts.pageSize ?? 100
+  const setTimer = opts.setTimer ?? ((fn, ms) => void setTimeout(fn, ms))
+  let open: { session_id: string; session: Session; unsubscribe: () => void } | null = null
+  let disposed = false
+
+  const openId = () => open?.session_id ?? null
+
+  // ---- live mutations, one batch per frame ----
+
+  const batcher = createBatcher<SessionMutation>((batch) => {
+    const before = read()
+    const next = applyMutations(before, batch)
+    if (next.sessions !== before.sessions || next.transcript !== before.transcript) write(next)
+    heal()
+  }, opts.schedule ?? frameSchedule)
+
+  /** Applies an answer to the open transcript, after the mutations that preceded it. */
+  function patch(session_id: string, fn: (t: Transcript) => Transcript) {
+    batcher.flush()
+    const state = read()
+    const t = state.transcript
+    if (t?.session_id === session_id) write({ ...state, transcript: fn(t) })
+  }
+
+  // ---- healing gaps in the live stream ----
+
+  let healing = false
+  let healDelay = 250
+
+  function heal() {
+    const t = read().transcript
+    if (healing || !open || !t?.loaded || t.session_id !== open.session_id) return
+    if (staleMessageIds(t).length === 0) {
+      healDelay = 250
+      return
+    }
+    healing = true
+    const { session_id, session } = open
+    session
+      .messages({ limit: pageSize })
+      .then((page) => {
+        patch(session_id, (tt) => {
+          const healed = loadPage(tt, page)
+          // Deltas of messages the latest page does not even hold can never be placed.
+          const present = new Set(page.items.map((m) => m.message_id))
+          return dropHeld(
+            healed,
+            staleMessageIds(healed).filter((id) => !present.has(id)),
+          )
+        })
+      })
+      .catch(() => {})
+      .finally(() => {
+        // Persisted text can trail the live stream by a flush interval: back off a little.
+        const wait = healDelay
+        healDelay = Math.min(healDelay * 2, 2000)
+        setTimer(() => {
+          healing = false
+          if (!disposed) heal()
+        }, wait)
+      })
+  }
+
+  // ---- loading: the subscription is in place first ----
+
+  /** Reads the latest page, the pending interactions and (unless resyncing) the info. */
+  async function load(session_id: string, withInfo: boolean) {
+    const target = open
+    if (!target || target.session_id !== session_id) return
+    const { session } = target
+    try {
+      // Requested together, each applied as it arrives (patch flushes first).
+      await Promise.all([
+        session.messages({ limit: pageSize }).then((page) => patch(session_id, (t) => loadPage(t, page))),
+        session.interactions().then((pending) => patch(session_id, (t) => loadInteractions(t, pending))),
+        withInfo
+          ? session.get_info().then((info) => {
+              batcher.flush()
+              write(upsertSession(read(), info))
+            })
+          : undefined,
+      ])
+      heal()
+    } catch (err) {
+      if (open !== target) return // left meanwhile: not ours to report
+      if (err instanceof ClientError && err.code === 'not_found') {
+        // Removed elsewhere: dropping it lets the store open another one.
+        batcher.flush()
+        write(dropSession(read(), session_id))
+        return
+      }
+      if (err instanceof ClientError && CONNECTION_LOST.has(err.code)) return // resync follows
+      opts.report('Could not load the conversation', err)
+    }
+  }
+
+  function leave() {
+    batcher.flush()
+    open?.unsubscribe()
+    open = null
+  }
+
+  return {
+    openId,
+
+    async open(session_id) {
+      leave()
+      const session = opts.session(session_id)
+      // The SDK sends `session.subscribe` at once, ahead of every later call on the connection.
+      const unsubscribe = session.subscribe((m) => batcher.push(m))
+      open = { session_id, session, unsubscribe }
+      const state = read()
+      const info = state.sessions.find((s) => s.session_id === session_id) ?? null
+      write({ ...state, transcript: emptyTranscript(session_id, info) })
+      await load(session_id, true)
+    },
+
+    async reload() {
+      if (!open) return
+      const session_id = open.session_id
+      batcher.flush()
+      const state = read()
+      const info = state.transcript?.session_id === session_id ? state.transcript.info : null
+      write({ ...state, transcript: emptyTranscript(session_id, info) })
+      await load(session_id, true)
+    },
+
+    async resync() {
+      // The SDK re-subscribed and resent the info; the page and interactions are ours.
+      if (open) await load(open.session_id, false)
+    },
+
+    async older(limit = pageSize) {
+      const t = read().transcript
+      if (!open || t?.session_id !== open.session_id || !t.loaded || !t.older_cursor) return false
+      const { session_id, session } = open
+      const page = await session.messages({ cursor: t.older_cursor, limit })
+      if (openId() !== session_id) return false
+      patch(session_id, (tt) => loadPage(tt, page, { older: true }))
+      return true
+    },
+
+    close() {
+      leave()
+      const state = read()
+      if (state.transcript) write({ ...state, transcript: null })
+    },
+
+    flush: () => batcher.flush(),
+
+    dispose() {
+      disposed = true
+      leave()
+    },
+  }
+}

@@ -1,0 +1,46 @@
+/**
+ * The one rule for streamed text. A delta writes `text` at `offset` (the field's length before
+ * it) into one part's field; everything that appends deltas goes through here: the runtime's
+ * step writer building the streamed message (src-main/runtime/step-writer.ts), the renderer's
+ * transcript applying them (state/transcript.ts), a frame's batch joining runs of them
+ * (state/chat.ts), and the socket worker joining their frames (client/frames.ts). Pure, no
+ * imports, so the worker bundle can use it too.
+ */
+
+/** What a delta names and carries (the `delta` SessionMutation, or its raw frame). */
+export interface DeltaLike {
+  session_id: string
+  message_id: string
+  part_id: string
+  field: string
+  offset: number
+  text: string
+}
+
+/**
+ * The field's text after the delta: `current` extended by the part of `text` past its end.
+ * A delta entirely behind `current` (a reload already gave us its text) changes nothing and
+ * `current` itself comes back; one that starts past the end (text was missed) gives null.
+ */
+export function appendDelta(current: string, offset: number, text: string): string | null {
+  if (offset > current.length) return null
+  const tail = text.slice(current.length - offset)
+  return tail.length === 0 ? current : current + tail
+}
+
+/**
+ * `b` joined onto `a` when it continues it exactly (same session, message, part and field,
+ * starting where `a` ends), else null: applying the result equals applying `a` then `b`.
+ */
+export function joinDeltas<D extends DeltaLike>(a: D, b: D): D | null {
+  if (
+    a.session_id !== b.session_id ||
+    a.message_id !== b.message_id ||
+    a.part_id !== b.part_id ||
+    a.field !== b.field ||
+    b.offset !== a.offset + a.text.length
+  )
+    return null
+  const text = appendDelta(a.text, b.offset - a.offset, b.text)
+  return text === null ? null : { ...a, text }
+}
