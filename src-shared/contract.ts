@@ -1,5 +1,6 @@
+import type { z } from 'zod'
 import type { ArborErrorShape, Result } from './errors'
-import type { Method, RequestOf } from './schemas'
+import type { Method, providerKind, RequestOf, theme } from './schemas'
 import type {
   MessagesPage,
   ModelOption,
@@ -8,6 +9,7 @@ import type {
   SearchHit,
   ServerEvent,
   SessionInfo,
+  SecurityMode,
   SessionStatus,
   SnapshotInfo,
   TurnResult,
@@ -57,14 +59,14 @@ export interface SystemView {
 
 export interface AppSettings {
   default_model: string
-  default_security: 'ask' | 'auto_read' | 'auto'
-  theme: 'light' | 'dark' | 'system'
+  default_security: SecurityMode
+  theme: z.infer<typeof theme>
 }
 
 /** A model provider as clients see it: never the key itself, only whether one is set. */
 export interface ProviderInfo {
   provider_id: string
-  kind: 'openai-compatible' | 'anthropic'
+  kind: z.infer<typeof providerKind>
   name: string
   base_url: string
   has_api_key: boolean

@@ -23,7 +23,13 @@ const text = z
   .refine((s) => s.trim().length > 0, 'must not be empty')
 const sessionRef = z.strictObject({ session_id: id })
 
+// The enums below are the only declaration of these unions: types.ts and contract.ts derive
+// SecurityMode, Remember, Decision, Theme and ProviderKind from them.
 export const security = z.enum(['ask', 'auto_read', 'auto'])
+export const remember = z.enum(['once', 'session', 'always_for_tool'])
+export const decision = z.enum(['approve', 'deny'])
+export const theme = z.enum(['light', 'dark', 'system'])
+export const providerKind = z.enum(['openai-compatible', 'anthropic'])
 
 export const schemas = {
   'app.info': z.strictObject({}),
@@ -46,7 +52,7 @@ export const schemas = {
   'settings.set': z.strictObject({
     default_model: z.string().min(1).max(200).optional(),
     default_security: security.optional(),
-    theme: z.enum(['light', 'dark', 'system']).optional(),
+    theme: theme.optional(),
   }),
   'providers.list': z.strictObject({}),
   'providers.save': z.strictObject({
@@ -54,7 +60,7 @@ export const schemas = {
       .string()
       .regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'use 1–40 lowercase letters, digits or dashes')
       .optional(),
-    kind: z.enum(['openai-compatible', 'anthropic']),
+    kind: providerKind,
     name: z.string().trim().min(1).max(100),
     base_url: z.url({ protocol: /^https?$/ }).max(500),
     /** A new key; omit to keep the stored one, empty string to clear it. */
@@ -94,8 +100,8 @@ export const schemas = {
   'session.respond': z.strictObject({
     session_id: id,
     interaction_id: id,
-    decision: z.enum(['approve', 'deny']).optional(),
-    remember: z.enum(['once', 'session', 'always_for_tool']).optional(),
+    decision: decision.optional(),
+    remember: remember.optional(),
     reason: z.string().max(2000).optional(),
     answer: z.string().max(MAX_TEXT_CHARS).optional(),
   }),

@@ -1,3 +1,5 @@
+import type { z } from 'zod'
+import type { decision, remember, security } from './schemas'
 import type { ArborErrorShape } from './errors'
 
 export type Role = 'user' | 'assistant' | 'tool' | 'system'
@@ -47,7 +49,8 @@ export interface ToolCallPart {
 }
 
 export type InteractionStatus = 'pending' | 'approved' | 'denied' | 'answered' | 'cancelled'
-export type Remember = 'once' | 'session' | 'always_for_tool'
+export type Remember = z.infer<typeof remember>
+export type Decision = z.infer<typeof decision>
 
 export interface InteractionPart {
   type: 'interaction'
@@ -85,7 +88,7 @@ export interface SessionMessage {
   error_code?: string
 }
 
-export type SecurityMode = 'ask' | 'auto_read' | 'auto'
+export type SecurityMode = z.infer<typeof security>
 export type SessionState = 'idle' | 'running' | 'waiting' | 'paused'
 
 export interface QueuedCommand {

@@ -3,6 +3,7 @@ import type {
   MessagesPage,
   PendingInteraction,
   Receipt,
+  Decision,
   Remember,
   SearchHit,
   SecurityMode,
@@ -44,7 +45,7 @@ export type MutationListener = (mutation: SessionMutation) => void
 export interface RespondRequest {
   interaction_id: string
   /** For approvals; "deny" also declines a question. */
-  decision?: 'approve' | 'deny'
+  decision?: Decision
   /** For questions. */
   answer?: string
   remember?: Remember

@@ -3,6 +3,7 @@ import { newId } from '../../../src-shared/ids'
 import type {
   InteractionPart,
   PendingInteraction,
+  Decision,
   Remember,
   SessionMessage,
   ToolCallPart,
@@ -22,7 +23,7 @@ const ALWAYS_ALLOWED_KEY = 'always_allowed_tools' as const
 
 export interface AnswerRequest {
   interaction_id: string
-  decision?: 'approve' | 'deny'
+  decision?: Decision
   remember?: Remember
   reason?: string
   answer?: string

@@ -1,5 +1,5 @@
 import { ClientError, type Session } from '../../../src-shared/sdk'
-import type { Remember, SecurityMode, SnapshotInfo } from '../../../src-shared/types'
+import type { Decision, Remember, SecurityMode, SnapshotInfo } from '../../../src-shared/types'
 import type { Transcript } from '../transcript'
 import { openId, type Slice, type SliceApi } from './api'
 
@@ -18,8 +18,7 @@ export interface ActiveState {
   focus: { message_id: string; nonce: number } | null
 }
 
-export type Answer =
-  { decision: 'approve' | 'deny'; remember?: Remember; reason?: string } | { answer: string }
+export type Answer = { decision: Decision; remember?: Remember; reason?: string } | { answer: string }
 
 export interface ActiveActions {
   openSession(session_id: string): Promise<void>
