@@ -57,8 +57,9 @@ function crashingStore(raw: Store, crashAt: number) {
       if (!WRITES.has(prop as keyof Store)) return value.bind(target)
       return (...args: unknown[]) => {
         if (!state.crashed && ++state.writes >= crashAt) {
+          // CRASH_DEBUG=1 prints where each crash happens; CRASH_FROM=N starts at write N.
           if (process.env.CRASH_DEBUG)
-            console.log('CRASH at', String(prop), new Error().stack?.split('\n').slice(2, 7).join('\n'))
+            console.log('crash at', String(prop), new Error().stack?.split('\n').slice(2, 7).join('\n'))
           state.crashed = true
           onCrash()
         }
@@ -232,6 +233,7 @@ describe('crash at every store write', () => {
     }
     expect(completed, 'the scenario finished without a crash at some write').toBe(true)
     expect(crashes).toBeGreaterThan(20)
+    if (process.env.CRASH_DEBUG) console.log(`crashed at each of ${crashes} writes`)
   }, 300_000)
 })
 

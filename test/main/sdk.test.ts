@@ -200,4 +200,29 @@ describe('connectArbor: reconnect and sync', () => {
     ).finished
     expect([a.length, b.length]).toEqual([countA, countB])
   })
+
+  it('a prompt sends no sessions_changed: lists follow the sessions events instead', async () => {
+    const host = await inProcessHost()
+    const arbor = await connectArbor({ url: host.url, token: host.token, WebSocket })
+    clients.push(arbor)
+    const session = await arbor.sessions.create({ title: 'quiet' })
+    const coarse: string[] = []
+    const infos: Array<string | undefined> = []
+    arbor.onAppEvent((e) => coarse.push(e.type))
+    arbor.onSessionsChange((m) => infos.push(m.info?.state))
+    await (
+      await session.prompt({ query: 'hello' })
+    ).finished
+    await (
+      await session.get_info()
+    ).title // a round trip, so every event of the turn has arrived
+    expect(coarse).toEqual([])
+    // The list learns the turn's life from the events alone: running, then idle.
+    expect(infos).toContain('running')
+    expect(infos.at(-1)).toBe('idle')
+    // A new session, though, still tells older clients the list itself changed.
+    await arbor.sessions.create()
+    await arbor.sessions.list()
+    expect(coarse).toEqual(['sessions_changed'])
+  })
 })
