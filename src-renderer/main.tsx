@@ -5,7 +5,7 @@ import { App } from './App'
 import { selectTransport } from './client/transport'
 import { AppContext } from './state/hooks'
 import { createApp } from './state/store'
-import './styles.css'
+import './styles/index.css'
 
 // The open session lives in the URL hash (#/s/<id>) so a reload reopens it, in Electron
 // (file://) and in the browser host alike.

@@ -1,4 +1,4 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto'
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import { createReadStream, existsSync, statSync } from 'node:fs'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -31,10 +31,18 @@ const CSP =
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
   "connect-src 'self' ws://127.0.0.1:* ws://localhost:*; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
 
+/** Compares fixed-length digests, so neither the content nor the length of a guess leaks. */
 function sameToken(a: string, b: string): boolean {
-  const x = Buffer.from(a)
-  const y = Buffer.from(b)
-  return x.length === y.length && timingSafeEqual(x, y)
+  const digest = (t: string) => createHash('sha256').update(t).digest()
+  return timingSafeEqual(digest(a), digest(b))
+}
+
+/** How far one client may fall behind (bytes queued for it) before it is dropped. */
+export const MAX_BUFFERED_BYTES = 8 * 1024 * 1024
+
+/** A request id the host echoes back: a short string or a finite number, nothing else. */
+function validId(id: unknown): id is string | number {
+  return (typeof id === 'string' && id.length <= 100) || (typeof id === 'number' && Number.isFinite(id))
 }
 
 /**
@@ -125,7 +133,15 @@ export async function startBrowserHost(opts: {
     const peer: Peer = {
       id: newId('sub'),
       send(event: ServerEvent) {
-        if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ event }))
+        if (ws.readyState !== ws.OPEN) return
+        // A client that stops reading must not make the host buffer without bound: past the
+        // cap it is dropped; it reconnects and resyncs from the persisted state.
+        if (ws.bufferedAmount > MAX_BUFFERED_BYTES) {
+          ws.terminate()
+          opts.router.disconnect(peer)
+          return
+        }
+        ws.send(JSON.stringify({ event }))
       },
     }
     const reply = (id: unknown, result: unknown) => {
@@ -161,6 +177,16 @@ export async function startBrowserHost(opts: {
           error: { code: 'invalid_request', message: 'A request is an object { id, method, params }.' },
         })
       const { id, method, params } = msg as { id?: unknown; method?: unknown; params?: unknown }
+      // The id is echoed: never echo a structure the host has not checked (a deeply nested one
+      // would overflow JSON.stringify).
+      if (id !== undefined && !validId(id))
+        return reply(null, {
+          ok: false,
+          error: {
+            code: 'invalid_request',
+            message: 'A request id must be a string of at most 100 characters or a finite number.',
+          },
+        })
       void opts.router.handle(method, params, peer).then((result) => reply(id, result))
     })
     ws.on('close', () => opts.router.disconnect(peer))
