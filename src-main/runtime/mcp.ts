@@ -1,5 +1,5 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ArborError } from '../../src-shared/errors'
 import type { McpServerInfo, McpToolInfo } from '../../src-shared/contract'
 import type { McpServerConfig, Store } from '../store'
@@ -130,7 +130,9 @@ export class McpManager {
       const transport = new StdioClientTransport({
         command: config.command,
         args: config.args,
-        env: { ...(process.env as Record<string, string>), ...this.env(config.server_id) },
+        // The SDK's safe default (PATH, HOME, …) plus what this server was configured with:
+        // never the host's whole environment, which holds tokens and API keys.
+        env: { ...getDefaultEnvironment(), ...this.env(config.server_id) },
         stderr: 'pipe',
       })
       const client = new Client({ name: 'arbor', version: '0.1.0' })

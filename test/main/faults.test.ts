@@ -10,7 +10,7 @@ import { appInfo } from '../../src-main/app-info'
 import { createRouter } from '../../src-main/ipc/router'
 import { startBrowserHost, type BrowserHost } from '../../src-main/ipc/ws-host'
 import { connectArbor, type RemoteArbor } from '../../src-shared/sdk'
-import { sqliteRuntime, tempDir } from './helpers'
+import { sqliteRuntime, tempDir, toolCalls } from './helpers'
 
 const hosts: BrowserHost[] = []
 const clients: RemoteArbor[] = []
@@ -104,4 +104,33 @@ describe('a client that stops reading', () => {
     // The host is fine and the session intact for everyone else.
     expect((await session.status()).state).toBe('idle')
   }, 60_000)
+})
+
+describe('MCP servers and the host environment', () => {
+  it("a server sees the safe default environment and its own variables, never the host's secrets", async () => {
+    process.env.ARBOR_TOKEN = 'host-token-must-not-leak'
+    process.env.OPENAI_API_KEY = 'sk-must-not-leak'
+    try {
+      const rt = sqliteRuntime({ mcp_timeouts: { connect_ms: 20_000, call_ms: 20_000 } })
+      await rt.mcp.save({
+        name: 'envy',
+        command: process.execPath,
+        args: [join(__dirname, 'fixtures/env-server.mjs')],
+        env: { CONFIGURED_FOR_ENVY: 'yes' },
+      })
+      const s = await rt.sessions.create()
+      await s.set({ security: 'auto_read' })
+      expect(await (await s.prompt({ query: '/tool mcp_envy_env {}' })).finished).toEqual({ success: true })
+      const call = (await toolCalls(s))[0]!
+      expect(call.status).toBe('done')
+      const seen = JSON.stringify(call.output)
+      expect(seen).toContain('CONFIGURED_FOR_ENVY')
+      expect(seen).toContain('PATH')
+      expect(seen).not.toContain('ARBOR_TOKEN')
+      expect(seen).not.toContain('OPENAI_API_KEY')
+    } finally {
+      delete process.env.ARBOR_TOKEN
+      delete process.env.OPENAI_API_KEY
+    }
+  })
 })
