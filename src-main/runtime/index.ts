@@ -1,8 +1,9 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync } from 'node:fs'
 import { homedir, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ArborError } from '../../src-shared/errors'
 import { openStore, type Store } from '../store'
+import { lockDataDir } from '../store/lock'
 import { createScriptedModel, SCRIPTED_MODEL_ID } from './models/scripted'
 import type { Model } from './models/types'
 import { McpManager, type McpTimeouts } from './mcp'
@@ -69,44 +70,12 @@ export interface Runtime extends Arbor {
   close(): Promise<void>
 }
 
-/** A lock file so two processes never drive the same sessions at once. */
-const lockedHere = new Set<string>()
-
-function acquireLock(dataDir: string): () => void {
-  const file = join(dataDir, 'arbor.lock')
-  if (lockedHere.has(file))
-    throw new ArborError('busy', `Another Arbor runtime in this process is using the data folder ${dataDir}.`)
-  if (existsSync(file)) {
-    const pid = Number(readFileSync(file, 'utf8').trim())
-    let alive = false
-    if (Number.isInteger(pid) && pid > 0 && pid !== process.pid) {
-      try {
-        process.kill(pid, 0)
-        alive = true
-      } catch {
-        alive = false // a crashed process left it behind
-      }
-    }
-    if (alive)
-      throw new ArborError(
-        'busy',
-        `Another Arbor process (pid ${pid}) is using the data folder ${dataDir}. Close it, or start this one with another --data-dir.`,
-      )
-  }
-  writeFileSync(file, String(process.pid))
-  lockedHere.add(file)
-  return () => {
-    lockedHere.delete(file)
-    rmSync(file, { force: true })
-  }
-}
-
 export function openRuntime(options: RuntimeOptions = {}): Runtime {
   const kind = options.store ?? 'sqlite'
   const dataDir =
     options.dataDir ?? (kind === 'memory' ? join(tmpdir(), `arbor-memory-${process.pid}`) : defaultDataDir())
   mkdirSync(dataDir, { recursive: true })
-  const release = kind === 'sqlite' ? acquireLock(dataDir) : () => {}
+  const release = kind === 'sqlite' ? lockDataDir(dataDir) : () => {}
   let store: Store
   try {
     const raw = kind === 'memory' ? openStore({ kind: 'memory' }) : openStore({ kind: 'sqlite', dataDir })

@@ -2,15 +2,19 @@
  * Faults and attacks against the browser host, produced for real: hostile frames over a real
  * socket, a client that stops reading. The host must answer clearly, stay up and change nothing.
  */
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { spawn } from 'node:child_process'
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import Database from 'better-sqlite3'
 import WebSocket from 'ws'
+import { openRuntime } from '../../src-main/runtime'
+import { ARBOR_APPLICATION_ID } from '../../src-main/store/sqlite/db'
 import { appInfo } from '../../src-main/app-info'
 import { createRouter } from '../../src-main/ipc/router'
 import { startBrowserHost, type BrowserHost } from '../../src-main/ipc/ws-host'
 import { connectArbor, type RemoteArbor } from '../../src-shared/sdk'
-import { sqliteRuntime, tempDir, toolCalls } from './helpers'
+import { refusal, sqliteRuntime, tempDir, toolCalls } from './helpers'
 
 const hosts: BrowserHost[] = []
 const clients: RemoteArbor[] = []
@@ -132,5 +136,106 @@ describe('MCP servers and the host environment', () => {
       delete process.env.ARBOR_TOKEN
       delete process.env.OPENAI_API_KEY
     }
+  })
+})
+
+const SERVE = join(__dirname, '../../out/main/serve.js')
+
+/** Starts the built host on `dataDir`; resolves when it is up or has exited, with what it said. */
+function startServe(dataDir: string, opts: { uid?: number } = {}) {
+  const child = spawn(process.execPath, [SERVE, '--data-dir', dataDir, '--port', '0'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(opts.uid !== undefined ? { uid: opts.uid, gid: opts.uid } : {}),
+  })
+  let out = ''
+  const outcome = new Promise<{ up: boolean; out: string }>((resolve) => {
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString()
+      if (out.includes('Arbor is running at')) resolve({ up: true, out })
+    })
+    child.stderr!.on('data', (d: Buffer) => (out += d.toString()))
+    child.once('exit', () => resolve({ up: false, out }))
+  })
+  return { child, outcome }
+}
+
+describe('the database Arbor opens', () => {
+  it("refuses another program's SQLite file named arbor.db and adds nothing to it", async () => {
+    const dir = tempDir()
+    const foreign = new Database(join(dir, 'arbor.db'))
+    foreign.exec(
+      "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES ('mine')",
+    )
+    foreign.close()
+    const err = await refusal(() => openRuntime({ dataDir: dir, log: () => {} }))
+    expect(err.message).toMatch(/another program's SQLite database .*notes.*another --data-dir/)
+    const after = new Database(join(dir, 'arbor.db'), { readonly: true })
+    expect(after.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all()).toEqual([
+      'notes',
+    ])
+    after.close()
+  })
+
+  it('refuses a file marked with another application id, and marks its own', async () => {
+    const dir = tempDir()
+    const rt = openRuntime({ dataDir: dir, log: () => {} })
+    await rt.close()
+    const own = new Database(join(dir, 'arbor.db'))
+    expect(own.pragma('application_id', { simple: true })).toBe(ARBOR_APPLICATION_ID)
+    own.pragma('application_id = 1234')
+    own.close()
+    expect((await refusal(() => openRuntime({ dataDir: dir, log: () => {} }))).message).toMatch(
+      /belongs to another program \(its SQLite application id is 1234\)/,
+    )
+  })
+
+  it('refuses a read-only arbor.db at start, with what to do, instead of failing every prompt', async () => {
+    const dir = tempDir()
+    const rt = openRuntime({ dataDir: dir, log: () => {} })
+    await (
+      await (await rt.sessions.create()).prompt({ query: 'kept' })
+    ).finished
+    await rt.close()
+    chmodSync(join(dir, 'arbor.db'), 0o444)
+    chmodSync(dir, 0o777) // the folder stays writable: only the file is read-only
+    // As root every file is writable, so the host runs as an unprivileged user then.
+    const asRoot = process.getuid?.() === 0
+    const { child, outcome } = startServe(dir, asRoot ? { uid: 65534 } : {})
+    const { up, out } = await outcome
+    child.kill('SIGKILL')
+    expect(up).toBe(false)
+    expect(out).toMatch(/The database .*arbor\.db is read-only for Arbor .*chmod u\+w/)
+  })
+})
+
+describe('the data-folder lock', () => {
+  it('lets exactly one of two hosts started at the same moment open a folder', async () => {
+    for (let round = 0; round < 8; round++) {
+      const dir = tempDir()
+      const a = startServe(dir)
+      const b = startServe(dir)
+      const results = await Promise.all([a.outcome, b.outcome])
+      a.child.kill('SIGKILL')
+      b.child.kill('SIGKILL')
+      expect(
+        results.map((r) => r.up).sort(),
+        `round ${round}: ${results.map((r) => r.out).join(' | ')}`,
+      ).toEqual([false, true])
+      expect(results.find((r) => !r.up)!.out).toMatch(/Another Arbor process is using the data folder/)
+    }
+  }, 60_000)
+
+  it('is released by the OS when its process dies: a killed host never blocks the next one', async () => {
+    const dir = tempDir()
+    // A pid file from an older Arbor naming a live process that is not Arbor (this test runner).
+    writeFileSync(join(dir, 'arbor.lock'), String(process.pid))
+    const first = startServe(dir)
+    expect((await first.outcome).up).toBe(true)
+    first.child.kill('SIGKILL')
+    await new Promise((r) => first.child.once('exit', r))
+    const second = startServe(dir)
+    const { up, out } = await second.outcome
+    second.child.kill('SIGKILL')
+    expect(up, out).toBe(true)
   })
 })

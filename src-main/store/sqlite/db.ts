@@ -5,11 +5,15 @@ import { migrations } from '../migrations'
 export type Db = Database.Database
 export type Row = Record<string, unknown>
 
+/** `PRAGMA application_id` of every Arbor database ("ARBR"): another program's SQLite file is never adopted. */
+export const ARBOR_APPLICATION_ID = 0x41524252
+
 /** Opens (creating if needed) the database with the store's pragmas and migrates it. */
 export function openDatabase(path: string): Db {
-  let db: Db
+  let db: Db | undefined
   try {
     db = new Database(path, { timeout: 5000 })
+    claim(db, path)
     db.pragma('journal_mode = WAL')
     // WAL + NORMAL: a committed transaction survives a crash of the app; only an OS crash or
     // power loss can drop the last few commits.
@@ -17,9 +21,56 @@ export function openDatabase(path: string): Db {
     db.pragma('foreign_keys = ON')
     migrate(db)
   } catch (err) {
+    db?.close()
     throw storeOpenError(path, err)
   }
   return db
+}
+
+/**
+ * Refuses a database Arbor must not use, before anything is written to it: one it cannot write
+ * (it would start, then refuse every prompt), and another program's (it would get Arbor's
+ * tables added). A new or pre-existing Arbor database is marked with Arbor's application_id.
+ */
+function claim(db: Db, path: string): void {
+  if (path === ':memory:') {
+    db.pragma(`application_id = ${ARBOR_APPLICATION_ID}`)
+    return
+  }
+  const id = db.pragma('application_id', { simple: true }) as number
+  if (id !== 0 && id !== ARBOR_APPLICATION_ID)
+    throw new ArborError(
+      'store_error',
+      `${path} belongs to another program (its SQLite application id is ${id}), so Arbor will not use it. Start Arbor with another --data-dir, or move that file away.`,
+    )
+  if (id === 0) {
+    const tables = db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+      .pluck()
+      .all() as string[]
+    // Arbor's own tables (written before databases were marked) are adopted; anything else is foreign.
+    if (tables.length > 0 && !(tables.includes('sessions') && tables.includes('messages')))
+      throw new ArborError(
+        'store_error',
+        `${path} is another program's SQLite database (it holds ${tables.slice(0, 5).join(', ')}), so Arbor will not add its tables to it. Start Arbor with another --data-dir, or move that file away.`,
+      )
+  }
+  // Marking the file is also a write probe (the header is rewritten even when the id is already
+  // ours): a file Arbor may read but not write is refused now, not at the first prompt.
+  try {
+    db.exec('BEGIN IMMEDIATE')
+    db.pragma(`application_id = ${ARBOR_APPLICATION_ID}`)
+    db.exec('COMMIT')
+  } catch (err) {
+    if (db.inTransaction) db.exec('ROLLBACK')
+    const message = err instanceof Error ? err.message : String(err)
+    if (/readonly|read-only|permission|access/i.test(message))
+      throw new ArborError(
+        'store_error',
+        `The database ${path} is read-only for Arbor (${message}). Make the file and its folder writable (for example chmod u+w), or start Arbor with another --data-dir.`,
+      )
+    throw err
+  }
 }
 
 /** Runs `fn` in a transaction; better-sqlite3 turns one inside another into a savepoint. */
@@ -28,6 +79,7 @@ export function inTransaction<T>(db: Db, fn: () => T): T {
 }
 
 function storeOpenError(path: string, err: unknown): ArborError {
+  if (err instanceof ArborError) return err
   const message = err instanceof Error ? err.message : String(err)
   if (/not a database|malformed|corrupt/i.test(message))
     return new ArborError(
