@@ -1,35 +1,35 @@
 import { safeStorage } from 'electron'
-import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { FileSecretStore, type SecretStore } from './runtime/secrets'
+import { FileSecretStore, SecretFile, type SecretStore } from './runtime/secrets'
 
 /**
- * API keys encrypted with the OS keychain through Electron's safeStorage, kept (encrypted, in a
- * 0600 file) beside the database — never in the database. Where the OS offers no encryption
- * (e.g. Linux without a keyring), falls back to the plain 0600 file and says so in Settings.
+ * API keys encrypted through Electron's safeStorage, kept (encrypted, in a 0600 file) beside
+ * the database — never in the database. Where the OS offers no encryption, or (Linux) only the
+ * `basic_text` backend with a hard-coded key, Settings says so plainly.
  */
 export function createElectronSecretStore(dataDir: string): SecretStore {
+  const backend = process.platform === 'linux' ? safeStorage.getSelectedStorageBackend() : undefined
   if (!safeStorage.isEncryptionAvailable()) {
     const fallback = new FileSecretStore(dataDir)
     return {
-      description: `${fallback.description} — the OS keychain is not available`,
+      get description() {
+        return `${fallback.description} — the OS keychain is not available`
+      },
       get: (n) => fallback.get(n),
       set: (n, v) => fallback.set(n, v),
     }
   }
-  const file = join(dataDir, 'secrets.enc.json')
-  const read = (): Record<string, string> => {
-    if (!existsSync(file)) return {}
-    try {
-      return JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>
-    } catch {
-      return {}
-    }
-  }
+  const secrets = new SecretFile(join(dataDir, 'secrets.enc.json'))
+  const where =
+    backend === 'basic_text'
+      ? 'a 0600 file, obfuscated only: no keyring was found (safeStorage basic_text), so anyone who can read your files can read the keys'
+      : `the OS keychain (Electron safeStorage${backend && backend !== 'unknown' ? `, ${backend}` : ''})`
   return {
-    description: 'the OS keychain (Electron safeStorage)',
+    get description() {
+      return secrets.problem ? `${where} — ${secrets.problem}` : where
+    },
     get(name) {
-      const value = read()[name]
+      const value = secrets.read()[name]
       if (!value) return undefined
       try {
         return safeStorage.decryptString(Buffer.from(value, 'base64'))
@@ -38,13 +38,10 @@ export function createElectronSecretStore(dataDir: string): SecretStore {
       }
     },
     set(name, value) {
-      const all = read()
+      const all = secrets.read()
       if (value === null) delete all[name]
       else all[name] = safeStorage.encryptString(value).toString('base64')
-      const tmp = `${file}.tmp`
-      writeFileSync(tmp, JSON.stringify(all), { mode: 0o600 })
-      chmodSync(tmp, 0o600)
-      renameSync(tmp, file)
+      secrets.write(all)
     },
   }
 }

@@ -1,4 +1,13 @@
-import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  fsyncSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  writeSync,
+} from 'node:fs'
 import { join } from 'node:path'
 
 /**
@@ -13,37 +22,68 @@ export interface SecretStore {
   set(name: string, value: string | null): void
 }
 
-/** A JSON file readable only by the user (mode 0600), written atomically. */
-export class FileSecretStore implements SecretStore {
-  readonly description: string
-  private readonly file: string
+/**
+ * A JSON map in a file readable only by the user (mode 0600), written atomically (a temporary
+ * file, then rename). A file that cannot be read is never overwritten: it is moved aside to
+ * `<file>.damaged-<time>` and `problem` says so, so the keys in it can still be recovered.
+ */
+export class SecretFile {
+  problem: string | undefined
 
-  constructor(dataDir: string) {
-    this.file = join(dataDir, 'secrets.json')
-    this.description = `a file only you can read (${this.file}, mode 0600)`
-  }
+  constructor(readonly file: string) {}
 
-  private read(): Record<string, string> {
+  read(): Record<string, string> {
     if (!existsSync(this.file)) return {}
     try {
-      return JSON.parse(readFileSync(this.file, 'utf8')) as Record<string, string>
-    } catch {
+      const parsed: unknown = JSON.parse(readFileSync(this.file, 'utf8'))
+      if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not a JSON object')
+      if (!Object.values(parsed).every((v) => typeof v === 'string'))
+        throw new Error('values are not all text')
+      return parsed as Record<string, string>
+    } catch (err) {
+      const aside = `${this.file}.damaged-${new Date().toISOString().replace(/[:.]/g, '-')}`
+      renameSync(this.file, aside)
+      this.problem = `The secrets file could not be read (${err instanceof Error ? err.message : String(err)}); it was kept as ${aside}. Enter your API keys again.`
       return {}
     }
   }
 
+  write(all: Record<string, string>): void {
+    const tmp = `${this.file}.${process.pid}.${Date.now()}.tmp`
+    const fd = openSync(tmp, 'w', 0o600)
+    try {
+      writeSync(fd, JSON.stringify(all))
+      fsyncSync(fd)
+    } finally {
+      closeSync(fd)
+    }
+    chmodSync(tmp, 0o600)
+    renameSync(tmp, this.file)
+  }
+}
+
+/** The browser host's secret store: a 0600 JSON file in the data folder. */
+export class FileSecretStore implements SecretStore {
+  private readonly secrets: SecretFile
+
+  constructor(dataDir: string) {
+    this.secrets = new SecretFile(join(dataDir, 'secrets.json'))
+  }
+
+  get description(): string {
+    const where = `a file only you can read (${this.secrets.file}, mode 0600)`
+    return this.secrets.problem ? `${where} — ${this.secrets.problem}` : where
+  }
+
   get(name: string): string | undefined {
-    return this.read()[name]
+    return this.secrets.read()[name]
   }
 
   set(name: string, value: string | null): void {
-    const all = this.read()
+    const all = this.secrets.read()
     if (value === null) delete all[name]
     else all[name] = value
-    const tmp = `${this.file}.tmp`
-    writeFileSync(tmp, JSON.stringify(all), { mode: 0o600 })
-    chmodSync(tmp, 0o600)
-    renameSync(tmp, this.file)
+    this.secrets.write(all)
   }
 }
 

@@ -3,12 +3,13 @@
  * socket, a client that stops reading. The host must answer clearly, stay up and change nothing.
  */
 import { spawn } from 'node:child_process'
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs'
+import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import Database from 'better-sqlite3'
 import WebSocket from 'ws'
 import { openRuntime } from '../../src-main/runtime'
+import { FileSecretStore } from '../../src-main/runtime/secrets'
 import { ARBOR_APPLICATION_ID } from '../../src-main/store/sqlite/db'
 import { appInfo } from '../../src-main/app-info'
 import { createRouter } from '../../src-main/ipc/router'
@@ -237,5 +238,31 @@ describe('the data-folder lock', () => {
     const { up, out } = await second.outcome
     second.child.kill('SIGKILL')
     expect(up, out).toBe(true)
+  })
+})
+
+describe('the secrets file', () => {
+  it('is never overwritten when it cannot be read: kept aside, and Settings says so', async () => {
+    const dir = tempDir()
+    const file = join(dir, 'secrets.json')
+    const damaged = '{"provider:openai:key": "sk-precious", oops'
+    writeFileSync(file, damaged)
+    const store = new FileSecretStore(dir)
+    expect(store.get('provider:openai:key')).toBeUndefined()
+    store.set('provider:local:key', 'new-key')
+    // The damaged file is still on disk, byte for byte, beside the new one.
+    const aside = readdirSync(dir).filter((f) => f.startsWith('secrets.json.damaged-'))
+    expect(aside).toHaveLength(1)
+    expect(readFileSync(join(dir, aside[0]!), 'utf8')).toBe(damaged)
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ 'provider:local:key': 'new-key' })
+    expect(statSync(file).mode & 0o777).toBe(0o600)
+    expect(store.description).toMatch(
+      /could not be read .*kept as .*secrets\.json\.damaged-.*Enter your API keys again/,
+    )
+    // Through the runtime, the provider list tells the UI.
+    const rt = sqliteRuntime({ dataDir: tempDir() })
+    writeFileSync(join(rt.dataDir, 'secrets.json'), 'not json')
+    rt.secrets.get('anything')
+    expect(rt.secrets.description).toMatch(/could not be read/)
   })
 })
