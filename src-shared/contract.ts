@@ -127,7 +127,8 @@ export interface Responses {
   'mcp.tools': McpToolInfo[]
   'session.messages': MessagesPage
   'session.get_info': SessionInfo
-  'session.subscribe': { subscribed: true }
+  /** false when an unsubscribe or a disconnect overtook it. */
+  'session.subscribe': { subscribed: boolean }
   'session.unsubscribe': { subscribed: false }
   'session.prompt': { id: string; command_id: string }
   'session.wait_turn': TurnResult

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { ArborError } from './errors'
 
 /**
  * One zod schema per request. Main parses every request from a renderer or socket with these;
@@ -146,3 +147,22 @@ export type Method = keyof typeof schemas
 export type RequestOf<M extends Method> = z.input<(typeof schemas)[M]>
 export type ParsedRequestOf<M extends Method> = z.output<(typeof schemas)[M]>
 export const METHODS = Object.keys(schemas) as Method[]
+
+/** One sentence naming what is wrong with a request (at most five problems). */
+export function describeZodError(method: string, error: z.ZodError): string {
+  const issues = error.issues.slice(0, 5).map((i) => {
+    const where = i.path.length ? i.path.join('.') : 'params'
+    return `${where}: ${i.message}`
+  })
+  return `Invalid request for ${method} — ${issues.join('; ')}.`
+}
+
+/**
+ * Validates one request against its schema, for the router and for the local Session API alike,
+ * so the same call is refused the same way on both sides.
+ */
+export function parseRequest<M extends Method>(method: M, params: unknown): ParsedRequestOf<M> {
+  const parsed = schemas[method].safeParse(params ?? {})
+  if (!parsed.success) throw new ArborError('invalid_request', describeZodError(method, parsed.error))
+  return parsed.data as ParsedRequestOf<M>
+}

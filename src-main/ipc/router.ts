@@ -1,7 +1,6 @@
-import type { z } from 'zod'
 import type { AppInfo, ResponseOf } from '../../src-shared/contract'
 import { ArborError, toErrorShape, type Result } from '../../src-shared/errors'
-import { schemas, type Method, type ParsedRequestOf } from '../../src-shared/schemas'
+import { describeZodError, schemas, type Method, type ParsedRequestOf } from '../../src-shared/schemas'
 import type { ServerEvent } from '../../src-shared/types'
 import { PROVIDER_PRESETS, type Runtime, type Session } from '../runtime'
 
@@ -27,13 +26,7 @@ export interface Router {
   disconnect(peer: Peer): void
 }
 
-export function describeZodError(method: string, error: z.ZodError): string {
-  const issues = error.issues.slice(0, 5).map((i) => {
-    const where = i.path.length ? i.path.join('.') : 'params'
-    return `${where}: ${i.message}`
-  })
-  return `Invalid request for ${method} — ${issues.join('; ')}.`
-}
+export { describeZodError }
 
 /** What only the host can do (Electron can open a folder; a browser host cannot). */
 export interface HostActions {
@@ -41,8 +34,13 @@ export interface HostActions {
 }
 
 export function createRouter(runtime: Runtime, appInfo: () => AppInfo, host: HostActions = {}): Router {
-  // peer id → session id → unsubscribe
-  const subscriptions = new Map<string, Map<string, () => void>>()
+  // peer id → session id → its subscription (claimed while the session is being looked up)
+  type Subscription = { claim: symbol; unsubscribe: (() => void) | null }
+  const subscriptions = new Map<string, Map<string, Subscription>>()
+  const unsubscribe = (peer_id: string, session_id: string) => {
+    subscriptions.get(peer_id)?.get(session_id)?.unsubscribe?.()
+    subscriptions.get(peer_id)?.delete(session_id)
+  }
   const peers = new Map<string, Peer>()
   const { sessions } = runtime
   const s = (id: string) => sessions.get(id)
@@ -54,7 +52,13 @@ export function createRouter(runtime: Runtime, appInfo: () => AppInfo, host: Hos
   }
   // Lists follow every session's info as it changes; only a structural change (created,
   // forked, removed) also sends the older coarse `sessions_changed`.
-  runtime.onSessionInfo((mutation) => broadcast({ type: 'sessions', mutation }))
+  runtime.onSessionInfo((mutation) => {
+    // A removed session's subscriptions end with it: a session created later under the same id
+    // is subscribed to afresh.
+    if (mutation.removed)
+      for (const peer_id of subscriptions.keys()) unsubscribe(peer_id, mutation.session_id)
+    broadcast({ type: 'sessions', mutation })
+  })
   runtime.onSessionsChanged(() => broadcast({ type: 'sessions_changed' }))
   /** Every window shows the same settings, theme and model list. */
   const settingsChanged = <T>(result: T): T => {
@@ -107,19 +111,25 @@ export function createRouter(runtime: Runtime, appInfo: () => AppInfo, host: Hos
     'session.messages': ({ session_id, ...o }) => on(session_id, (x) => x.messages(o)),
     'session.get_info': (r) => on(r.session_id, (x) => x.get_info()),
     'session.subscribe': async (r, peer) => {
-      const session = await s(r.session_id)
-      const mine = subscriptions.get(peer.id) ?? new Map<string, () => void>()
+      // Claimed before the await: an unsubscribe or a disconnect that comes while the session
+      // is looked up withdraws the claim, and the subscription is then never made.
+      const claim = Symbol(r.session_id)
+      const mine = subscriptions.get(peer.id) ?? new Map<string, Subscription>()
       subscriptions.set(peer.id, mine)
-      if (!mine.has(r.session_id))
-        mine.set(
-          r.session_id,
-          session.subscribe((mutation) => peer.send({ type: 'mutation', mutation })),
-        )
+      const known = mine.get(r.session_id)
+      if (known) return { subscribed: true }
+      mine.set(r.session_id, { claim, unsubscribe: null })
+      const session = await s(r.session_id).catch((err: unknown) => {
+        if (mine.get(r.session_id)?.claim === claim) mine.delete(r.session_id)
+        throw err
+      })
+      const entry = mine.get(r.session_id)
+      if (entry?.claim !== claim || subscriptions.get(peer.id) !== mine) return { subscribed: false }
+      entry.unsubscribe = session.subscribe((mutation) => peer.send({ type: 'mutation', mutation }))
       return { subscribed: true }
     },
     'session.unsubscribe': (r, peer) => {
-      subscriptions.get(peer.id)?.get(r.session_id)?.()
-      subscriptions.get(peer.id)?.delete(r.session_id)
+      unsubscribe(peer.id, r.session_id)
       return { subscribed: false }
     },
     'session.prompt': async ({ session_id, query }) => {
@@ -170,7 +180,7 @@ export function createRouter(runtime: Runtime, appInfo: () => AppInfo, host: Hos
       }
     },
     disconnect(peer) {
-      for (const unsubscribe of subscriptions.get(peer.id)?.values() ?? []) unsubscribe()
+      for (const sub of subscriptions.get(peer.id)?.values() ?? []) sub.unsubscribe?.()
       subscriptions.delete(peer.id)
       peers.delete(peer.id)
     },

@@ -1,6 +1,7 @@
 import { ArborError } from '../../src-shared/errors'
 import { newId } from '../../src-shared/ids'
-import type { Session, Sessions } from '../../src-shared/sdk/api'
+import type { ForkRequest, Session, Sessions } from '../../src-shared/sdk/api'
+import { parseRequest, type Method, type ParsedRequestOf } from '../../src-shared/schemas'
 import type { SecurityMode, SessionInfoMutation } from '../../src-shared/types'
 import type { SessionRow } from '../store'
 import { SessionCore, type SessionDeps } from './session'
@@ -54,7 +55,7 @@ export class SessionRegistry {
     for (const l of [...this.changeListeners]) l()
   }
 
-  private ensureOpen(): void {
+  ensureOpen(): void {
     if (this.closed) throw new ArborError('unavailable', 'The runtime is closed.')
   }
 
@@ -74,7 +75,7 @@ export class SessionRegistry {
   facade(core: SessionCore): Session {
     let f = this.facades.get(core)
     if (!f) {
-      f = sessionFacade(core, (id, req) => this.fork(id, req))
+      f = sessionFacade(core, { ensureOpen: () => this.ensureOpen(), fork: (id, req) => this.fork(id, req) })
       this.facades.set(core, f)
     }
     return f
@@ -142,7 +143,7 @@ export class SessionRegistry {
     return s
   }
 
-  private fork(session_id: string, req: Parameters<SessionCore['fork']>[0]): Session {
+  private fork(session_id: string, req: ForkRequest): Session {
     const row = this.core(session_id).fork(req, newId('ses'))
     const child = this.core(row.session_id)
     this.added(child)
@@ -152,8 +153,11 @@ export class SessionRegistry {
   private async remove(session_id: string): Promise<{ removed: true }> {
     const s = this.core(session_id)
     s.row()
-    await s.shutdown('removed')
+    // Stop what runs, commit the removal, and only then tell anyone: a removal that cannot be
+    // written leaves the session as it was (its turn stopped), announced nowhere.
+    await s.stop()
     this.base.store.removeSession(session_id)
+    await s.shutdown('removed')
     this.live.delete(session_id)
     for (const l of [...this.changeListeners]) l()
     return { removed: true }
@@ -169,23 +173,35 @@ export class SessionRegistry {
         return live ? live.info(r) : SessionCore.infoOf(this.deps, r)
       })
     }
+    const check = <M extends Method>(method: M, params: object = {}): ParsedRequestOf<M> => {
+      this.ensureOpen()
+      return parseRequest(method, params)
+    }
     return {
-      create: async (opts) => this.facade(this.create(opts)),
-      get: async (session_id) => this.facade(this.core(session_id)),
-      list: async (opts = {}) => list(opts.archived ?? false),
-      archive: async (session_id, opts = {}) => this.core(session_id).setArchived(opts.archived ?? true),
+      create: async (opts = {}) => this.facade(this.create(check('sessions.create', opts))),
+      get: async (session_id) => this.facade(this.core(check('sessions.get', { session_id }).session_id)),
+      list: async (opts = {}) => list(check('sessions.list', opts).archived ?? false),
+      archive: async (session_id, opts = {}) => {
+        const r = check('sessions.archive', { session_id, ...opts })
+        return this.core(r.session_id).setArchived(r.archived ?? true)
+      },
       archived: async () => list(true),
       clean_archive: async () => {
+        this.ensureOpen()
         const rows = store.listSessions({ archived: true })
         for (const r of rows) await this.remove(r.session_id)
         return { removed: rows.length }
       },
-      remove: (session_id) => this.remove(session_id),
-      clear_messages: async (session_id) => this.core(session_id).clearMessages(),
-      rename: async (session_id, title) => this.core(session_id).rename(title),
+      remove: async (session_id) => this.remove(check('sessions.remove', { session_id }).session_id),
+      clear_messages: async (session_id) =>
+        this.core(check('sessions.clear_messages', { session_id }).session_id).clearMessages(),
+      rename: async (session_id, title) => {
+        const r = check('sessions.rename', { session_id, title })
+        return this.core(r.session_id).rename(r.title)
+      },
       search: async (query, opts = {}) => {
-        this.ensureOpen()
-        return store.search(query, opts.limit ?? 50)
+        const r = check('sessions.search', { query, ...opts })
+        return store.search(r.query, r.limit ?? 50)
       },
     }
   }
@@ -193,41 +209,60 @@ export class SessionRegistry {
 
 /**
  * The seed's `Session` over one core: every call async (a refusal is a rejected promise, never
- * a synchronous throw), argument shapes as the seed documents them.
+ * a synchronous throw), argument shapes as the seed documents them, each validated with the
+ * same schema the router uses — the same call is refused the same way locally and remotely.
  */
 function sessionFacade(
   core: SessionCore,
-  fork: (session_id: string, req: Parameters<SessionCore['fork']>[0]) => Session,
+  registry: { ensureOpen(): void; fork(id: string, req: ForkRequest): Session },
 ): Session {
+  const id = core.id
+  /** Parses a call's arguments (as the wire would carry them) once the runtime is known open. */
+  const args = <M extends Method>(method: M, params: object = {}): ParsedRequestOf<M> => {
+    registry.ensureOpen()
+    return parseRequest(method, { ...params, session_id: id })
+  }
   return Object.freeze({
-    session_id: core.id,
-    messages: async (opts = {}) => core.messages(opts),
-    get_info: async () => core.info(),
-    subscribe: (listener) => core.subscribe(listener),
+    session_id: id,
+    messages: async (opts = {}) => core.messages(args('session.messages', opts)),
+    get_info: async () => (args('session.get_info'), core.info()),
+    subscribe: (listener) => {
+      registry.ensureOpen()
+      return core.subscribe(listener)
+    },
     async prompt(req) {
       if (!req || typeof req !== 'object')
         throw new ArborError('invalid_request', 'prompt() takes an object: prompt({ query: "…" }).')
-      const { id, command_id, finished } = core.prompt(req.query)
-      return { id, command_id, finished }
+      const { id: turn_id, command_id, finished } = core.prompt(args('session.prompt', req).query)
+      return { id: turn_id, command_id, finished }
     },
-    turn: async (turn_id) => core.turnHandle(turn_id),
-    interactions: async () => core.interactions(),
-    respond: async (req) => core.respond(req),
-    stop: () => core.stop(),
-    steer: async (text) => core.steer(text),
-    pause: async () => core.pause(),
-    run: async (opts = {}) => core.run(opts.steering),
-    unqueue: async (command_id) => core.unqueue(command_id),
-    set: async (changes) => core.set(changes),
-    compact: async () => core.compact(),
-    fork: async (req = {}) => fork(core.id, req),
-    snapshot: async () => core.snapshot(),
-    snapshots: async (opts = {}) => core.snapshots(opts.limit ?? 200),
-    syncshot: () => core.syncshot(),
-    status: async () => core.status(),
-    inspect: async () => core.inspect(),
-    system: () => core.system(),
-    capabilities: async () => core.capabilities(),
-    head: async () => core.head(),
+    turn: async (turn_id) => core.turnHandle(args('session.turn', { turn_id }).turn_id),
+    interactions: async () => (args('session.interactions'), core.interactions()),
+    respond: async (req) => {
+      const { session_id: _id, ...answer } = args('session.respond', req)
+      return core.respond(answer)
+    },
+    stop: async () => (args('session.stop'), core.stop()),
+    steer: async (text) => core.steer(args('session.steer', { text }).text),
+    pause: async () => (args('session.pause'), core.pause()),
+    run: async (opts = {}) => core.run(args('session.run', opts).steering),
+    unqueue: async (command_id) => core.unqueue(args('session.unqueue', { command_id }).command_id),
+    set: async (changes) => {
+      const { session_id: _id, ...checked } = args('session.set', changes)
+      return core.set(checked)
+    },
+    compact: async () => (args('session.compact'), core.compact()),
+    fork: async (req = {}) => {
+      const { session_id: _id, ...checked } = args('session.fork', req)
+      return registry.fork(id, checked)
+    },
+    snapshot: async () => (args('session.snapshot'), core.snapshot()),
+    snapshots: async (opts = {}) => core.snapshots(args('session.snapshots', opts).limit ?? 200),
+    syncshot: async () => (args('session.syncshot'), core.syncshot()),
+    status: async () => (args('session.status'), core.status()),
+    inspect: async () => (args('session.inspect'), core.inspect()),
+    system: async () => (args('session.system'), core.system()),
+    capabilities: async () => (args('session.capabilities'), core.capabilities()),
+    head: async () => (args('session.head'), core.head()),
   } satisfies Session)
 }

@@ -30,6 +30,7 @@ export function socketAddress(url: string, token: string): string {
       message: `The Arbor address must start with ws:// (or http://); got ${url}.`,
     })
   if (u.pathname === '/' || u.pathname === '') u.pathname = '/ws'
+  u.hash = ''
   u.searchParams.set('token', token)
   return u.toString()
 }

@@ -109,7 +109,8 @@ export function createArbor(transport: ArborTransport, opts: RemoteOptions = {})
     for (;;) {
       const result = await transport.invoke('session.wait_turn', { session_id, turn_id })
       if (result.ok) return result.data
-      if (CONNECTION_LOST.has(result.error.code) && (await reconnected())) continue
+      // Asked again only when the connection (not the host) failed the call.
+      if (CONNECTION_LOST.has(result.error.code) && !wasConnected && (await reconnected())) continue
       return { success: false, error: result.error }
     }
   }

@@ -129,6 +129,8 @@ export function createWsTransport(opts: WsOptions): WsTransport {
     try {
       s = createSocket(opts.url())
     } catch {
+      // A socket that cannot even be made (a malformed address) is a failed attempt too.
+      setConnected(false)
       scheduleReconnect()
       return
     }

@@ -278,16 +278,18 @@ export async function runCommand(
     return 'applied'
   } catch (err) {
     const aborted = err instanceof Error && err.name === 'AbortError'
-    ctx.store.setCommandStatus(cmd.command_id, aborted ? 'queued' : 'done')
     ctx.log(`command ${cmd.kind} failed: ${String(err)}`)
-    if (aborted) return 'aborted'
-    log.text(
-      'system',
-      'error',
-      `Could not apply ${cmd.kind}: ${toErrorShape(err).message}`,
-      ctx.active?.turn.turn_id,
-      'internal',
-    )
+    if (aborted) {
+      ctx.store.setCommandStatus(cmd.command_id, 'queued')
+      return 'aborted'
+    }
+    // The failure's message and the command's end commit together.
+    const text = `Could not apply ${cmd.kind}: ${toErrorShape(err).message}`
+    const m = ctx.store.transaction(() => {
+      ctx.store.setCommandStatus(cmd.command_id, 'done')
+      return log.insert(textOf('system', 'error', text, ctx.active?.turn.turn_id, 'internal'))
+    })
+    log.publishMessage(m)
     return 'failed'
   }
 }

@@ -44,14 +44,12 @@ export function fork(ctx: SessionContext, log: MessageLog, req: ForkRequest, chi
       fork_seq = Math.min(row.last_seq, mutableFrom - 1)
       fork_message_id = lastAt(fork_seq)
     }
+    // Refused before anything is written: a fork that fails leaves no checkpoint behind.
+    refuseInFlight(fork_seq, mutableFrom)
     const head = row.head_snapshot_id ? store.getSnapshot(row.head_snapshot_id) : undefined
     source = head ?? checkpoint(ctx, 'fork_source')
   }
-  if (fork_seq >= mutableFrom)
-    throw new ArborError(
-      'conflict',
-      'That point is inside the turn that is still running; fork from it once the turn ends.',
-    )
+  refuseInFlight(fork_seq, mutableFrom)
   if (!store.verifySnapshot(source))
     throw new ArborError(
       'integrity_failed',
@@ -77,6 +75,14 @@ export function fork(ctx: SessionContext, log: MessageLog, req: ForkRequest, chi
     if (existing) return existing
     throw err
   }
+}
+
+function refuseInFlight(fork_seq: number, mutableFrom: number): void {
+  if (fork_seq >= mutableFrom)
+    throw new ArborError(
+      'conflict',
+      'That point is inside the turn that is still running; fork from it once the turn ends.',
+    )
 }
 
 /** The first seq that a fork may not include: messages of a turn still in flight can change. */

@@ -272,9 +272,11 @@ export class SessionCore {
     if (!this.ctx.store.getSession(this.id)) return
     const a = recover(this.ctx, this.log)
     this.ctx.active = a
-    // A waiting turn whose interactions were all answered just before the crash resumes now.
+    // A waiting turn whose interactions were all answered just before the crash resumes now, and
+    // so does a paused one whose session run() had already un-paused.
     if (a && a.turn.status === 'waiting' && pendingOf(this.ctx, a.turn.turn_id) === 0)
       this.scheduler.resume(a)
+    else if (a && a.turn.status === 'paused' && !this.ctx.row().paused) this.scheduler.resume(a)
     void this.scheduler.pump()
   }
 
@@ -286,8 +288,19 @@ export class SessionCore {
       a.abort.abort()
       if (a.loop) await a.loop
     }
-    // Closing leaves the turn durable as it is (a running turn is recovered as interrupted).
-    if (reason === 'closing') return
+    // Closing leaves the turn durable as it is (a running turn is recovered as interrupted);
+    // whoever waits on it here hears that now rather than never.
+    if (reason === 'closing') {
+      this.scheduler.resolveAll({
+        success: false,
+        error: {
+          code: 'unavailable',
+          message:
+            'Arbor closed before this turn ended; it is resumed or marked interrupted at the next start.',
+        },
+      })
+      return
+    }
     const result: TurnResult = {
       success: false,
       error: { code: 'not_found', message: 'The session was removed.' },

@@ -124,20 +124,37 @@ function commitStep(ctx: SessionContext, log: MessageLog, a: ActiveTurn, m: Sess
   const asks = a.asks.splice(0)
   if (asks.length) a.turn.status = 'waiting'
   a.turn.updated_at = now()
-  const opened = ctx.store.transaction(() => {
-    let rows: ReturnType<typeof open> = []
+  let opened: ReturnType<typeof open>
+  try {
+    opened = ctx.store.transaction(() => {
+      let rows: ReturnType<typeof open> = []
+      if (m) {
+        m.status = 'complete'
+        rows = open(ctx, m, a.turn.turn_id, asks)
+        log.update(m)
+      }
+      for (const row of rows) ctx.store.saveInteraction(row)
+      ctx.store.saveTurn(a.turn)
+      return rows
+    })
+  } catch (err) {
+    // Rolled back: take the asks out of the message again, so nothing unanswerable is left in it.
     if (m) {
-      m.status = 'complete'
-      rows = open(ctx, m, a.turn.turn_id, asks)
-      log.update(m)
+      const asked = new Set(asks.map(({ part }) => part.interaction_id))
+      m.parts = m.parts.filter((p) => !(p.type === 'interaction' && asked.has(p.interaction_id)))
+      for (const { call } of asks) call.status = 'streaming_input'
+      m.status = 'streaming'
     }
-    for (const row of rows) ctx.store.saveInteraction(row)
-    ctx.store.saveTurn(a.turn)
-    return rows
-  })
+    if (asks.length) a.turn.status = 'running'
+    throw err
+  }
   if (!m) return
   log.publishMessage(m)
-  for (const row of opened) log.publishPart(m, row.part)
+  // A listener may have answered on the message mutation just now: publish each part as it is.
+  for (const row of opened) {
+    const part = m.parts.find((p) => p.type === 'interaction' && p.interaction_id === row.interaction_id)
+    if (part && part.type === 'interaction' && part.status === 'pending') log.publishPart(m, part)
+  }
 }
 
 /** Waits and returns true when a failed model call should be tried again. */
