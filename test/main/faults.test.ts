@@ -3,7 +3,8 @@
  * socket, a client that stops reading. The host must answer clearly, stay up and change nothing.
  */
 import { spawn } from 'node:child_process'
-import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import Database from 'better-sqlite3'
@@ -15,7 +16,7 @@ import { appInfo } from '../../src-main/app-info'
 import { createRouter } from '../../src-main/ipc/router'
 import { startBrowserHost, type BrowserHost } from '../../src-main/ipc/ws-host'
 import { connectArbor, type RemoteArbor } from '../../src-shared/sdk'
-import { refusal, sqliteRuntime, tempDir, toolCalls } from './helpers'
+import { refusal, sqliteRuntime, tempDir, textOf, toolCalls } from './helpers'
 
 const hosts: BrowserHost[] = []
 const clients: RemoteArbor[] = []
@@ -266,3 +267,40 @@ describe('the secrets file', () => {
     expect(rt.secrets.description).toMatch(/could not be read/)
   })
 })
+
+describe('the workspace a chat works in', () => {
+  it('must be an existing folder the user could have chosen, never a root, home or system folder', async () => {
+    const rt = sqliteRuntime()
+    const s = await rt.sessions.create()
+    const file = join(tempDir(), 'a-file')
+    writeFileSync(file, 'x')
+    for (const [workspace, why] of [
+      ['/', /root of the filesystem/],
+      [homedir(), /your whole home folder/],
+      ['/etc', /a system folder/],
+      ['/usr/lib', /a system folder/],
+      [join(tempDir(), 'missing'), /does not exist/],
+      [file, /is a file, not a folder/],
+      ['relative/path', /absolute folder path/],
+    ] as const) {
+      const err = await refusal(() => s.set({ env: { workspace } }))
+      expect([err.code, err.message], workspace).toEqual(['invalid_request', expect.stringMatching(why)])
+    }
+    expect(existsSync(join(tempDir(), 'missing'))).toBe(false)
+    expect((await s.status()).queue_length).toBe(0)
+    // A real project folder is accepted, and the change is an Action line in the transcript.
+    const project = tempDir()
+    await s.set({ env: { workspace: project } })
+    await until(async () => (await s.get_info()).env.workspace === project)
+    const actions = (await s.messages()).items.filter((m) => m.kind === 'action').map(textOf)
+    expect(actions).toContain(`Environment updated: workspace ${project}`)
+  })
+})
+
+async function until(check: () => Promise<boolean>): Promise<void> {
+  const start = Date.now()
+  while (!(await check())) {
+    if (Date.now() - start > 10_000) throw new Error('timed out')
+    await new Promise((r) => setTimeout(r, 5))
+  }
+}
