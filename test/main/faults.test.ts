@@ -3,7 +3,17 @@
  * socket, a client that stops reading. The host must answer clearly, stay up and change nothing.
  */
 import { spawn } from 'node:child_process'
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -11,6 +21,7 @@ import Database from 'better-sqlite3'
 import WebSocket from 'ws'
 import { openRuntime } from '../../src-main/runtime'
 import { FileSecretStore } from '../../src-main/runtime/secrets'
+import { builtinTools, ToolError } from '../../src-main/runtime/tools'
 import { ARBOR_APPLICATION_ID } from '../../src-main/store/sqlite/db'
 import { appInfo } from '../../src-main/app-info'
 import { createRouter } from '../../src-main/ipc/router'
@@ -304,3 +315,76 @@ async function until(check: () => Promise<boolean>): Promise<void> {
     await new Promise((r) => setTimeout(r, 5))
   }
 }
+
+describe('the tool sandbox, attacked', () => {
+  const tool = (name: string) => builtinTools.find((t) => t.name === name)!
+
+  it('no write lands outside and no read returns an outside file while a link is swapped thousands of times', async () => {
+    const ws = tempDir()
+    const outside = tempDir()
+    writeFileSync(join(outside, 'secret.txt'), 'OUTSIDE SECRET')
+    mkdirSync(join(ws, 'real'))
+    writeFileSync(join(ws, 'real', 'secret.txt'), 'inside')
+    symlinkSync(join(ws, 'real'), join(ws, 'sub'))
+    // The attacker: another process swapping ws/sub between a link into the workspace and a
+    // link outside it, atomically (rename over it), as fast as it can.
+    const swapper = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const fs = require('fs'), p = require('path'); const [ws, out] = process.argv.slice(1);
+         let n = 0; const stop = () => { process.stdout.write(String(n)); process.exit(0) };
+         process.on('SIGTERM', stop);
+         (function loop() { for (let i = 0; i < 200; i++) { const tmp = p.join(ws, '.swap' + (n % 2));
+           try { fs.rmSync(tmp, { force: true }); fs.symlinkSync(n % 2 ? out : p.join(ws, 'real'), tmp);
+                 fs.renameSync(tmp, p.join(ws, 'sub')); n++ } catch {} } setImmediate(loop) })()`,
+        ws,
+        outside,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    )
+    let swaps = ''
+    swapper.stdout!.on('data', (d: Buffer) => (swaps += d.toString()))
+    const ctx = { workspace: ws, signal: new AbortController().signal }
+    let wrote = 0
+    let readInside = 0
+    let leaked = 0
+    for (let i = 0; i < 1500; i++) {
+      try {
+        await tool('write_file').execute({ path: `sub/w${i}.txt`, content: `write ${i}` }, ctx)
+        wrote++
+      } catch (err) {
+        if (!(err instanceof ToolError)) throw err
+      }
+      try {
+        const r = (await tool('read_file').execute({ path: 'sub/secret.txt' }, ctx)) as { content: string }
+        if (r.content === 'OUTSIDE SECRET') leaked++
+        else readInside++
+      } catch (err) {
+        if (!(err instanceof ToolError)) throw err
+      }
+    }
+    swapper.kill('SIGTERM')
+    await new Promise((r) => swapper.once('exit', r))
+    expect(Number(swaps)).toBeGreaterThan(1000)
+    expect(readdirSync(outside)).toEqual(['secret.txt'])
+    expect(readFileSync(join(outside, 'secret.txt'), 'utf8')).toBe('OUTSIDE SECRET')
+    expect(leaked).toBe(0)
+    // The tools still work between the swaps.
+    expect(wrote).toBeGreaterThan(0)
+    expect(readInside).toBeGreaterThan(0)
+  }, 60_000)
+
+  it('refuses to read or overwrite a file with another hard link', async () => {
+    const ws = tempDir()
+    const outside = tempDir()
+    writeFileSync(join(outside, 'victim.txt'), 'keep me')
+    linkSync(join(outside, 'victim.txt'), join(ws, 'alias.txt'))
+    const ctx = { workspace: ws, signal: new AbortController().signal }
+    await expect(tool('read_file').execute({ path: 'alias.txt' }, ctx)).rejects.toThrow(/other hard links/)
+    await expect(tool('write_file').execute({ path: 'alias.txt', content: 'pwned' }, ctx)).rejects.toThrow(
+      /other hard links/,
+    )
+    expect(readFileSync(join(outside, 'victim.txt'), 'utf8')).toBe('keep me')
+  })
+})

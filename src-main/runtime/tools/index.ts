@@ -1,5 +1,18 @@
-import { lstat, mkdir, readdir, readFile, realpath, stat, writeFile } from 'node:fs/promises'
-import { dirname, isAbsolute, relative, resolve, sep } from 'node:path'
+import { randomBytes } from 'node:crypto'
+import { constants } from 'node:fs'
+import {
+  lstat,
+  mkdir,
+  open,
+  readdir,
+  readlink,
+  realpath,
+  rename,
+  stat,
+  unlink,
+  type FileHandle,
+} from 'node:fs/promises'
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
 import type { ToolSpec } from '../models/types'
 
 export interface ToolContext {
@@ -62,6 +75,80 @@ export async function confine(workspace: string, path: unknown): Promise<string>
 
 const str = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v))
 
+/** O_NOFOLLOW where the platform has it (not on Windows, where symlinks need privileges). */
+const NOFOLLOW = constants.O_NOFOLLOW ?? 0
+
+/** Whether `p` is the workspace root or inside it. */
+function within(root: string, p: string): boolean {
+  const rel = relative(root, p)
+  return !(rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel))
+}
+
+/**
+ * Where an open file really is, checked after opening: a folder swapped for a link between the
+ * check and the open would otherwise let the open land anywhere. On Linux the kernel names the
+ * opened file (/proc/self/fd); elsewhere `path` is resolved again and must lead to the same
+ * device and inode. Returns the file's real path, or null when it is not inside the workspace.
+ */
+async function openedInside(fh: FileHandle, root: string, path: string): Promise<string | null> {
+  if (process.platform === 'linux') {
+    const where = await readlink(`/proc/self/fd/${fh.fd}`).catch(() => null)
+    if (where !== null) return within(root, where) ? where : null
+  }
+  const real = await realpath(path).catch(() => null)
+  if (!real || !within(root, real)) return null
+  const [a, b] = await Promise.all([fh.stat(), stat(real)])
+  return a.dev === b.dev && a.ino === b.ino ? real : null
+}
+
+async function verifyOpened(fh: FileHandle, workspace: string, path: string, shown: string): Promise<void> {
+  if ((await openedInside(fh, await realpath(workspace), path)) === null)
+    throw new ToolError(`Refused: ${shown} led outside the workspace while it was opened.`)
+}
+
+/**
+ * Writes a file so that no link — swapped in at any moment — can carry the write outside the
+ * workspace: the content goes to a new temporary file (created exclusively, never through a
+ * link) in the resolved folder, which is verified after it is opened, then renamed over the
+ * target (a rename replaces a link itself, never what it points to). A target with other hard
+ * links is refused: writing it would change a file outside.
+ */
+async function writeConfined(workspace: string, file: string, content: string, shown: string): Promise<void> {
+  const root = await realpath(workspace)
+  await mkdir(dirname(file), { recursive: true })
+  const dir = await realpath(dirname(file))
+  if (!within(root, dir)) throw new ToolError(`Refused: ${shown} leads outside the workspace through a link.`)
+  const target = join(dir, basename(file))
+  const existing = await lstat(target).catch(() => null)
+  if (existing && !existing.isFile()) throw new ToolError(`Refused: ${shown} is not a regular file.`)
+  if (existing && existing.nlink > 1)
+    throw new ToolError(`Refused: ${shown} has other hard links, which may lead outside the workspace.`)
+  const tmp = join(dir, `.arbor-write-${randomBytes(8).toString('hex')}.tmp`)
+  const fh = await open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, 0o644)
+  let where: string | null = null
+  try {
+    try {
+      where = await openedInside(fh, root, tmp)
+      if (where === null) {
+        // Created through a link swapped in just now: remove it where it really landed (it is
+        // still empty), and write nothing.
+        const landed =
+          process.platform === 'linux' ? await readlink(`/proc/self/fd/${fh.fd}`).catch(() => null) : null
+        if (landed) await unlink(landed).catch(() => undefined)
+        throw new ToolError(`Refused: ${shown} led outside the workspace while it was written.`)
+      }
+      await fh.writeFile(content, 'utf8')
+      await fh.sync()
+    } finally {
+      await fh.close()
+    }
+    await rename(where, target)
+  } catch (err) {
+    if (where) await unlink(where).catch(() => undefined)
+    throw err
+  }
+}
+
 export const builtinTools: Tool[] = [
   {
     name: 'read_file',
@@ -77,15 +164,30 @@ export const builtinTools: Tool[] = [
     describe: (input) => `Read the file ${str(input.path)} from the workspace.`,
     async execute(input, ctx) {
       const file = await confine(ctx.workspace, input.path)
-      const info = await stat(file).catch(() => {
-        throw new ToolError(`No such file: ${str(input.path)}`)
-      })
-      if (!info.isFile()) throw new ToolError(`${str(input.path)} is not a file.`)
-      if (info.size > MAX_READ_BYTES)
+      const fh = await open(file, constants.O_RDONLY | NOFOLLOW).catch((err: NodeJS.ErrnoException) => {
         throw new ToolError(
-          `${str(input.path)} is ${info.size} bytes; read_file reads at most ${MAX_READ_BYTES}.`,
+          err.code === 'ELOOP'
+            ? `Refused: ${str(input.path)} became a link while it was being opened.`
+            : `No such file: ${str(input.path)}`,
         )
-      return { path: input.path, content: await readFile(file, 'utf8') }
+      })
+      try {
+        // The file opened is the one checked: inside the workspace, and only reachable from it.
+        await verifyOpened(fh, ctx.workspace, file, str(input.path))
+        const info = await fh.stat()
+        if (!info.isFile()) throw new ToolError(`${str(input.path)} is not a file.`)
+        if (info.nlink > 1)
+          throw new ToolError(
+            `Refused: ${str(input.path)} has other hard links, which may lead outside the workspace.`,
+          )
+        if (info.size > MAX_READ_BYTES)
+          throw new ToolError(
+            `${str(input.path)} is ${info.size} bytes; read_file reads at most ${MAX_READ_BYTES}.`,
+          )
+        return { path: input.path, content: await fh.readFile('utf8') }
+      } finally {
+        await fh.close()
+      }
     },
   },
   {
@@ -131,8 +233,7 @@ export const builtinTools: Tool[] = [
     async execute(input, ctx) {
       if (typeof input.content !== 'string') throw new ToolError('`content` must be a string.')
       const file = await confine(ctx.workspace, input.path)
-      await mkdir(dirname(file), { recursive: true })
-      await writeFile(file, input.content, 'utf8')
+      await writeConfined(ctx.workspace, file, input.content, str(input.path))
       return { path: input.path, bytes_written: Buffer.byteLength(input.content) }
     },
   },
