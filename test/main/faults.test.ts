@@ -323,6 +323,7 @@ describe('the tool sandbox, attacked', () => {
     const ws = tempDir()
     const outside = tempDir()
     writeFileSync(join(outside, 'secret.txt'), 'OUTSIDE SECRET')
+    writeFileSync(join(outside, 'outside-marker'), '')
     mkdirSync(join(ws, 'real'))
     writeFileSync(join(ws, 'real', 'secret.txt'), 'inside')
     symlinkSync(join(ws, 'real'), join(ws, 'sub'))
@@ -363,11 +364,19 @@ describe('the tool sandbox, attacked', () => {
       } catch (err) {
         if (!(err instanceof ToolError)) throw err
       }
+      try {
+        const l = (await tool('list_directory').execute({ path: 'sub' }, ctx)) as {
+          entries: Array<{ name: string }>
+        }
+        if (l.entries.some((e) => e.name === 'outside-marker')) leaked++
+      } catch (err) {
+        if (!(err instanceof ToolError)) throw err
+      }
     }
     swapper.kill('SIGTERM')
     await new Promise((r) => swapper.once('exit', r))
-    expect(Number(swaps)).toBeGreaterThan(1000)
-    expect(readdirSync(outside)).toEqual(['secret.txt'])
+    expect(Number(swaps)).toBeGreaterThan(100)
+    expect(readdirSync(outside).sort()).toEqual(['outside-marker', 'secret.txt'])
     expect(readFileSync(join(outside, 'secret.txt'), 'utf8')).toBe('OUTSIDE SECRET')
     expect(leaked).toBe(0)
     // The tools still work between the swaps.

@@ -206,9 +206,21 @@ export const builtinTools: Tool[] = [
     describe: (input) => `List the folder ${str(input.path)} in the workspace.`,
     async execute(input, ctx) {
       const dir = await confine(ctx.workspace, input.path)
-      const entries = await readdir(dir, { withFileTypes: true }).catch(() => {
+      const fh = await open(dir, constants.O_RDONLY | (constants.O_DIRECTORY ?? 0) | NOFOLLOW).catch(() => {
         throw new ToolError(`No such folder: ${str(input.path)}`)
       })
+      let entries
+      try {
+        await verifyOpened(fh, ctx.workspace, dir, str(input.path))
+        // On Linux the listing is read through the opened folder itself, so a link swapped in
+        // after the check cannot change which folder is listed.
+        const listed = process.platform === 'linux' ? `/proc/self/fd/${fh.fd}` : dir
+        entries = await readdir(listed, { withFileTypes: true }).catch(() => {
+          throw new ToolError(`No such folder: ${str(input.path)}`)
+        })
+      } finally {
+        await fh.close()
+      }
       return {
         path: input.path,
         entries: entries
