@@ -12,6 +12,7 @@ import { bindElectronIpc } from './ipc/electron'
 import { createRouter } from './ipc/router'
 import { openRuntime, type Runtime } from './runtime'
 import { createElectronSecretStore } from './secrets-electron'
+import { keepAlive } from './keep-alive'
 
 const CSP =
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'"
@@ -64,6 +65,8 @@ app.on('second-instance', () => {
     window.focus()
   }
 })
+
+keepAlive()
 
 app.whenReady().then(() => {
   session.defaultSession.webRequest.onHeadersReceived((details, callback) => {

@@ -13,8 +13,10 @@ import { appInfo } from './app-info'
 import { createRouter } from './ipc/router'
 import { startBrowserHost } from './ipc/ws-host'
 import { defaultDataDir, openRuntime } from './runtime'
+import { keepAlive } from './keep-alive'
 
 async function main(): Promise<void> {
+  keepAlive()
   let args
   try {
     args = parseArgs({

@@ -3,6 +3,7 @@ import { homedir, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ArborError } from '../../src-shared/errors'
 import { openStore, type Store } from '../store'
+import { withStorageErrors } from '../store/faults'
 import { lockDataDir } from '../store/lock'
 import { createScriptedModel, SCRIPTED_MODEL_ID } from './models/scripted'
 import type { Model } from './models/types'
@@ -79,7 +80,8 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
   let store: Store
   try {
     const raw = kind === 'memory' ? openStore({ kind: 'memory' }) : openStore({ kind: 'sqlite', dataDir })
-    store = options.wrapStore ? options.wrapStore(raw) : raw
+    const wrapped = options.wrapStore ? options.wrapStore(raw) : raw
+    store = withStorageErrors(wrapped, dataDir)
   } catch (err) {
     release()
     throw err

@@ -2,8 +2,9 @@
  * Faults and attacks against the browser host, produced for real: hostile frames over a real
  * socket, a client that stops reading. The host must answer clearly, stay up and change nothing.
  */
-import { spawn } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import {
+  appendFileSync,
   chmodSync,
   existsSync,
   linkSync,
@@ -12,6 +13,8 @@ import {
   readFileSync,
   statSync,
   symlinkSync,
+  truncateSync,
+  unlinkSync,
   writeFileSync,
 } from 'node:fs'
 import { homedir } from 'node:os'
@@ -27,7 +30,8 @@ import { appInfo } from '../../src-main/app-info'
 import { createRouter } from '../../src-main/ipc/router'
 import { startBrowserHost, type BrowserHost } from '../../src-main/ipc/ws-host'
 import { connectArbor, type RemoteArbor } from '../../src-shared/sdk'
-import { refusal, sqliteRuntime, tempDir, textOf, toolCalls } from './helpers'
+import { failOnListenerError, refusal, sqliteRuntime, tempDir, textOf, toolCalls } from './helpers'
+import type { SessionMessage } from '../../src-shared/types'
 
 const hosts: BrowserHost[] = []
 const clients: RemoteArbor[] = []
@@ -396,4 +400,93 @@ describe('the tool sandbox, attacked', () => {
     )
     expect(readFileSync(join(outside, 'victim.txt'), 'utf8')).toBe('keep me')
   })
+})
+
+/** A real, small filesystem (tmpfs) to fill up; null when this machine cannot mount one. */
+function smallDisk(kb: number): { dir: string; unmount: () => void } | null {
+  const dir = tempDir()
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${kb}k`, 'tmpfs', dir], { stdio: 'ignore' })
+  } catch {
+    return null
+  }
+  return { dir, unmount: () => execFileSync('umount', ['-l', dir], { stdio: 'ignore' }) }
+}
+
+/** Fills the filesystem at `dir` and leaves about `leaveKb` free; returns the filler to delete. */
+function fill(dir: string, leaveKb: number): string {
+  const filler = join(dir, 'filler.bin')
+  const chunk = Buffer.alloc(16 * 1024, 1)
+  let size = 0
+  try {
+    for (;;) {
+      appendFileSync(filler, chunk)
+      size += chunk.length
+    }
+  } catch {
+    truncateSync(filler, Math.max(0, size - leaveKb * 1024))
+  }
+  return filler
+}
+
+describe('a disk that fills up', () => {
+  for (const freeKb of [64, 300, 1500])
+    it(`with ${freeKb} KB left: keeps the host up, says so in one canonical error, goes on once space is free`, async (t) => {
+      const disk = smallDisk(4096)
+      if (!disk) {
+        console.warn('[disk full] skipped: cannot mount a tmpfs here (needs root)')
+        t.skip()
+        return
+      }
+      try {
+        const rt = openRuntime({ dataDir: disk.dir, log: () => {}, onListenerError: failOnListenerError })
+        try {
+          const s = await rt.sessions.create({ title: 'Full disk' })
+          expect(await (await s.prompt({ query: 'kept before the disk filled' })).finished).toEqual({
+            success: true,
+          })
+          const filler = fill(disk.dir, freeKb)
+          const seen: SessionMessage[] = []
+          s.subscribe((m) => {
+            if (m.variant === 'message') seen.push(m.message)
+          })
+          const long = `/stream ${freeKb * 100} 0`
+          // Accepted, or refused at once with the same sentence: never accepted and then silent.
+          const turn = await s.prompt({ query: long }).catch((err: unknown) => err)
+          const said = turn instanceof Error ? turn.message : undefined
+          if (!said) await until(async () => seen.some((m) => m.kind === 'error'))
+          const notice = seen.find((m) => m.kind === 'error')
+          expect(said ?? textOf(notice!)).toMatch(
+            new RegExp(
+              `The disk holding ${disk.dir} is full .*free some space; your conversation is safe up to here`,
+            ),
+          )
+          // Space comes back: the turn ends, its error (if it had one) commits under the id it
+          // was shown with, and the queue goes on.
+          unlinkSync(filler)
+          if (!(turn instanceof Error)) {
+            const result = await turn.finished
+            if (!result.success) expect(result.error?.code).toBe('store_error')
+          }
+          expect(await (await s.prompt({ query: 'after the disk was freed' })).finished).toEqual({
+            success: true,
+          })
+          const msgs = (await s.messages({ limit: 100 })).items
+          const users = msgs.filter((m) => m.role === 'user').map(textOf)
+          expect(users).toEqual([
+            'kept before the disk filled',
+            ...(turn instanceof Error ? [] : [long]),
+            'after the disk was freed',
+          ])
+          const errors = msgs.filter((m) => m.kind === 'error')
+          expect(errors.length).toBeLessThanOrEqual(1)
+          if (errors[0]) expect(errors[0].message_id).toBe(notice?.message_id)
+          expect(msgs.map((m) => m.seq)).toEqual(msgs.map((_, i) => i + 1))
+        } finally {
+          await rt.close()
+        }
+      } finally {
+        disk.unmount()
+      }
+    }, 60_000)
 })

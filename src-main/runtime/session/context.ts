@@ -42,6 +42,8 @@ export interface ActiveTurn {
   /** Approvals and questions asked during the streaming step: opened when the step commits. */
   asks: Array<{ call: ToolCallPart; part: InteractionPart }>
   lastRequest: { system: string; message_count: number; tools: string[] } | null
+  /** The id its error message will commit under, once shown before it could be written. */
+  errorMessageId?: string
 }
 
 export function activeTurn(turn: TurnRow, needsNewRun: boolean): ActiveTurn {

@@ -34,7 +34,7 @@ export function textOf(
 export class MessageLog {
   constructor(private readonly ctx: SessionContext) {}
 
-  insert(message: NewMessage): SessionMessage {
+  insert(message: NewMessage & { message_id?: string }): SessionMessage {
     const t = now()
     return this.ctx.store.insertMessage({
       message_id: newId('msg'),

@@ -11,6 +11,9 @@ import type { ToolBox } from './tools'
 import { endTurn, runTurn, type TurnOutcome } from './turn'
 import { infoOf } from './views'
 
+/** How often work that a storage failure stopped is tried again. */
+const STALL_RETRY_MS = 1000
+
 /**
  * The scheduler of one session: its durable FIFO (pump), the start and end of turns, the turn
  * loop's halts and resumes, and the waiters of `turn.finished`. The facade (index.ts) calls in;
@@ -18,6 +21,8 @@ import { infoOf } from './views'
  */
 export class Scheduler {
   private pumping = false
+  /** Storage notices already shown (one per stalled turn or queue). */
+  private readonly noticed = new Set<string>()
   private readonly waiters = new Map<string, Array<(r: TurnResult) => void>>()
 
   constructor(
@@ -62,9 +67,36 @@ export class Scheduler {
       }
     } catch (err) {
       this.ctx.log(`the queue stopped on an error: ${String(err)}`)
+      this.stalled(err, null, () => this.kick())
     } finally {
       this.pumping = false
     }
+  }
+
+  /**
+   * A write failed for a storage reason (a full disk, an I/O error): the session's listeners
+   * are told at once — by a message that cannot be persisted yet, so it is published only — and
+   * the work is tried again until the disk takes writes again. A turn's error message then
+   * commits under the same id, so nobody sees it twice.
+   */
+  private stalled(err: unknown, a: ActiveTurn | null, retry: () => void): void {
+    if (!(err instanceof ArborError && err.code === 'store_error') || this.ctx.removed) return
+    const message_id = a ? (a.errorMessageId ??= newId('msg')) : newId('msg')
+    if (!this.noticed.has(message_id)) {
+      this.noticed.add(message_id)
+      const t = now()
+      const row = this.ctx.store.getSession(this.ctx.id)
+      this.log.publishMessage({
+        ...textOf('assistant', 'error', err.message, a?.turn.turn_id, 'store_error'),
+        message_id,
+        session_id: this.ctx.id,
+        seq: (row?.last_seq ?? 0) + 1,
+        revision: 0,
+        created_at: t,
+        updated_at: t,
+      })
+    }
+    setTimeout(retry, STALL_RETRY_MS).unref()
   }
 
   /**
@@ -161,8 +193,20 @@ export class Scheduler {
         }
       } catch (err) {
         this.ctx.log(`turn ${a.turn.turn_id} could not record its end: ${String(err)}`)
+        this.stalled(err, a, () => this.retryEnd(a))
       }
     })()
+  }
+
+  /** Tries again to end a turn whose end could not be written (see `stalled`). */
+  private retryEnd(a: ActiveTurn): void {
+    if (this.ctx.active !== a || this.ctx.removed) return
+    const error = a.turn.result?.error ?? null
+    try {
+      this.finish(a, a.turn.status, a.turn.result ?? { success: error === null }, error)
+    } catch (err) {
+      this.stalled(err, a, () => this.retryEnd(a))
+    }
   }
 
   private ended(a: ActiveTurn, outcome: Exclude<TurnOutcome, { halt: unknown }>): void {

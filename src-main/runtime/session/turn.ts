@@ -88,7 +88,14 @@ function closeTurn(
     log.update(msg)
     changed.push({ msg, parts: open })
   }
-  const written = error ? [log.insert(textOf('assistant', 'error', error.message, turn_id, error.code))] : []
+  const written = error
+    ? [
+        log.insert({
+          ...textOf('assistant', 'error', error.message, turn_id, error.code),
+          ...(a.errorMessageId ? { message_id: a.errorMessageId } : {}),
+        }),
+      ]
+    : []
   return { changed, written }
 }
 
