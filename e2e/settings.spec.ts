@@ -14,6 +14,22 @@ async function openSettings(page: Page) {
 }
 
 test.describe('settings', () => {
+  test('data: back up now, see the backup listed, restore it at the next start', async ({ page, host }) => {
+    await openApp(page, host)
+    await send(page, 'something worth keeping')
+    const dialog = await openSettings(page)
+    await dialog.getByRole('tab', { name: 'Data' }).click()
+    await dialog.getByRole('button', { name: 'Back up now' }).click()
+    await expect(dialog.getByRole('status')).toContainText('Backed up as arbor-')
+    const backups = dialog.getByRole('list', { name: 'Backups' }).getByRole('listitem')
+    await expect(backups.filter({ hasText: 'made by you' })).toHaveCount(1)
+    await backups
+      .filter({ hasText: 'made by you' })
+      .getByRole('button', { name: /^Restore the backup of/ })
+      .click()
+    await expect(dialog.getByRole('status')).toContainText('Restart Arbor to finish')
+  })
+
   test('defaults, theme and the data folder', async ({ page, host }) => {
     await openApp(page, host)
     const dialog = await openSettings(page)

@@ -2,7 +2,7 @@
  * The browser host (`npm run serve`): the runtime and the built UI on 127.0.0.1, for machines
  * where Electron cannot start, for remote use through an SSH tunnel, and for the e2e tests.
  *
- *   node out/main/serve.js [--data-dir DIR] [--port N] [--token T] [--memory]
+ *   node out/main/serve.js [--data-dir DIR] [--port N] [--token T] [--memory] [--restore-backup NAME]
  *
  * The token is random per run unless given (or ARBOR_TOKEN is set): passing the same port and
  * token to a restarted host lets open tabs reconnect by themselves.
@@ -14,6 +14,7 @@ import { createRouter } from './ipc/router'
 import { startBrowserHost } from './ipc/ws-host'
 import { defaultDataDir, openRuntime } from './runtime'
 import { keepAlive } from './keep-alive'
+import { scheduleRestore } from './store/backup'
 
 async function main(): Promise<void> {
   keepAlive()
@@ -25,18 +26,21 @@ async function main(): Promise<void> {
         port: { type: 'string' },
         token: { type: 'string' },
         memory: { type: 'boolean', default: false },
+        'restore-backup': { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
       allowPositionals: false,
     }).values
   } catch (err) {
     console.error(
-      `${(err as Error).message}\nUsage: npm run serve -- [--data-dir DIR] [--port N] [--token T] [--memory]`,
+      `${(err as Error).message}\nUsage: npm run serve -- [--data-dir DIR] [--port N] [--token T] [--memory] [--restore-backup NAME]`,
     )
     process.exit(2)
   }
   if (args.help) {
-    console.log('Usage: npm run serve -- [--data-dir DIR] [--port N] [--token T] [--memory]')
+    console.log(
+      'Usage: npm run serve -- [--data-dir DIR] [--port N] [--token T] [--memory] [--restore-backup NAME]',
+    )
     return
   }
   const port = args.port === undefined ? 0 : Number(args.port)
@@ -50,6 +54,8 @@ async function main(): Promise<void> {
     process.exit(2)
   }
   const dataDir = args['data-dir'] ?? defaultDataDir()
+  // Replaces the database with one of its backups (the current file is kept aside) at this start.
+  if (args['restore-backup']) scheduleRestore(dataDir, args['restore-backup'])
   const runtime = openRuntime({ dataDir, store: args.memory ? 'memory' : 'sqlite' })
   const router = createRouter(runtime, appInfo(runtime, 'browser'))
   const host = await startBrowserHost({

@@ -57,6 +57,13 @@ export interface SystemView {
   security: string
 }
 
+export interface BackupInfo {
+  name: string
+  reason: string
+  created_at: number
+  bytes: number
+}
+
 export interface AppSettings {
   default_model: string
   default_security: SecurityMode
@@ -105,6 +112,11 @@ export interface Responses {
   'app.info': AppInfo
   /** Opens the data folder in the file manager (Electron); the browser host only answers its path. */
   'app.reveal_data_dir': { revealed: boolean; path: string }
+  /** Automatic (scheduled, before a migration) and manual backups of the database, newest first. */
+  'app.backups': { dir: string; backups: BackupInfo[] }
+  'app.backup_now': BackupInfo
+  /** The backup replaces the database at the next start (the current one is kept aside). */
+  'app.restore_backup': { scheduled: true; backup: BackupInfo; detail: string }
   'sessions.create': SessionInfo
   'sessions.get': SessionInfo
   'sessions.list': SessionInfo[]

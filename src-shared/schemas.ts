@@ -35,6 +35,11 @@ export const providerKind = z.enum(['openai-compatible', 'anthropic'])
 export const schemas = {
   'app.info': z.strictObject({}),
   'app.reveal_data_dir': z.strictObject({}),
+  'app.backups': z.strictObject({}),
+  'app.backup_now': z.strictObject({}),
+  'app.restore_backup': z.strictObject({
+    name: z.string().regex(/^arbor-[\w.-]+\.db$/, 'must be the name of a backup from app.backups'),
+  }),
   'sessions.create': z.strictObject({ session_id: id.optional(), title: z.string().max(200).optional() }),
   'sessions.get': sessionRef,
   'sessions.list': z.strictObject({ archived: z.boolean().optional() }),

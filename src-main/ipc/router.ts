@@ -1,3 +1,4 @@
+import { join } from 'node:path'
 import type { AppInfo, ResponseOf } from '../../src-shared/contract'
 import { ArborError, toErrorShape, type Result } from '../../src-shared/errors'
 import { describeZodError, schemas, type Method, type ParsedRequestOf } from '../../src-shared/schemas'
@@ -68,6 +69,14 @@ export function createRouter(runtime: Runtime, appInfo: () => AppInfo, host: Hos
 
   const handlers: Handlers = {
     'app.info': () => appInfo(),
+    'app.backups': () => ({ dir: join(runtime.dataDir, 'backups'), backups: runtime.backups() }),
+    'app.backup_now': () => runtime.backupNow(),
+    'app.restore_backup': (r) => ({
+      scheduled: true as const,
+      backup: runtime.restoreBackup(r.name),
+      detail:
+        'Restart Arbor to finish: the backup replaces the database at the next start, and the current one is kept aside.',
+    }),
     'app.reveal_data_dir': async () => {
       if (!host.revealDataDir) return { revealed: false, path: runtime.dataDir }
       await host.revealDataDir(runtime.dataDir)

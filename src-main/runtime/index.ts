@@ -1,10 +1,14 @@
-import { mkdirSync } from 'node:fs'
+import { existsSync, mkdirSync } from 'node:fs'
 import { homedir, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ArborError } from '../../src-shared/errors'
 import { openStore, type Store } from '../store'
 import { withStorageErrors } from '../store/faults'
 import { lockDataDir } from '../store/lock'
+import { applyPendingRestore, listBackups, scheduleRestore, type BackupInfo } from '../store/backup'
+
+/** How often Arbor backs up a database in use. */
+const BACKUP_EVERY_MS = 6 * 60 * 60 * 1000
 import { createScriptedModel, SCRIPTED_MODEL_ID } from './models/scripted'
 import type { Model } from './models/types'
 import { McpManager, type McpTimeouts } from './mcp'
@@ -64,6 +68,11 @@ export interface Runtime extends Arbor {
   updateSettings(patch: Partial<AppSettings>): AppSettings
   /** Rebuilds the model list after providers change. */
   refreshModels(): void
+  /** The automatic and manual backups of arbor.db, newest first. */
+  backups(): BackupInfo[]
+  backupNow(): Promise<BackupInfo>
+  /** Asks for a backup to replace the database at the next start. */
+  restoreBackup(name: string): BackupInfo
   /** Called when a session is created, removed or forked: the list itself changed. */
   onSessionsChanged(listener: () => void): () => void
   /** Every session's info change (created, changed, removed): session lists follow these. */
@@ -78,7 +87,13 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
   mkdirSync(dataDir, { recursive: true })
   const release = kind === 'sqlite' ? lockDataDir(dataDir) : () => {}
   let store: Store
+  let existed: boolean
   try {
+    // A restore asked for (in Settings → Data, or --restore-backup) happens before the open.
+    const restored = kind === 'sqlite' ? applyPendingRestore(dataDir) : null
+    if (restored) (options.log ?? console.warn)(`[arbor] restored the backup ${restored}`)
+    // Whether arbor.db was there before this start (a new one needs no backup yet).
+    existed = kind === 'sqlite' && existsSync(join(dataDir, 'arbor.db'))
     const raw = kind === 'memory' ? openStore({ kind: 'memory' }) : openStore({ kind: 'sqlite', dataDir })
     const wrapped = options.wrapStore ? options.wrapStore(raw) : raw
     store = withStorageErrors(wrapped, dataDir)
@@ -128,6 +143,19 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
     }),
   })
   registry.recover()
+
+  // Automatic backups: at start when the newest is older than a day, then every six hours.
+  const backup = async (reason: string): Promise<BackupInfo> => {
+    const name = await store.backup(reason)
+    return listBackups(dataDir).find((b) => b.name === name)!
+  }
+  const scheduled = () => {
+    backup('scheduled').catch((err: unknown) => log(`automatic backup failed: ${String(err)}`))
+  }
+  const newest = existed ? listBackups(dataDir)[0] : undefined
+  if (existed && (!newest || Date.now() - newest.created_at > BACKUP_EVERY_MS * 4)) scheduled()
+  const backupTimer = kind === 'sqlite' ? setInterval(scheduled, BACKUP_EVERY_MS) : null
+  backupTimer?.unref()
   let closed = false
 
   return {
@@ -155,11 +183,15 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
       return next
     },
     refreshModels,
+    backups: () => (kind === 'sqlite' ? listBackups(dataDir) : []),
+    backupNow: () => backup('manual'),
+    restoreBackup: (name) => scheduleRestore(dataDir, name),
     onSessionsChanged: (listener) => registry.onChanged(listener),
     onSessionInfo: (listener) => registry.onInfo(listener),
     async close() {
       if (closed) return
       closed = true
+      if (backupTimer) clearInterval(backupTimer)
       try {
         await registry.close()
         await mcp.close()

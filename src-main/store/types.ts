@@ -219,4 +219,6 @@ export interface Store extends SettingsStore, SessionStore, MessageLog, CommandL
   close(): void
   /** Runs `fn` in one transaction; a transaction inside another becomes a savepoint. */
   transaction<T>(fn: () => T): T
+  /** A consistent copy in the data folder's backups/ (online backup API); resolves with its name. */
+  backup(reason: string): Promise<string>
 }

@@ -3,15 +3,17 @@ import type { AppSettings } from '../../src-shared/contract'
 import type { SecurityMode } from '../../src-shared/types'
 import { SECURITY_LABELS, useActions, useApp } from '../state/hooks'
 import { errorText, useArbor } from '../state/client'
+import { DataSettings } from './DataSettings'
 import { McpSettings } from './McpSettings'
 import { Modal } from './Modal'
 import { ProviderSettings } from './ProviderSettings'
 
-type Tab = 'general' | 'providers' | 'mcp'
+type Tab = 'general' | 'providers' | 'mcp' | 'data'
 const TABS: Array<[Tab, string]> = [
   ['general', 'General'],
   ['providers', 'Model providers'],
   ['mcp', 'MCP servers'],
+  ['data', 'Data'],
 ]
 const THEMES: Array<[AppSettings['theme'], string]> = [
   ['light', 'Light'],
@@ -145,6 +147,7 @@ export function Settings() {
         {tab === 'general' && <General />}
         {tab === 'providers' && <ProviderSettings />}
         {tab === 'mcp' && <McpSettings />}
+        {tab === 'data' && <DataSettings />}
       </div>
     </Modal>
   )

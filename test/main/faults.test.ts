@@ -3,12 +3,15 @@
  * socket, a client that stops reading. The host must answer clearly, stay up and change nothing.
  */
 import { execFileSync, spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import {
   appendFileSync,
   chmodSync,
+  closeSync,
   existsSync,
   linkSync,
   mkdirSync,
+  openSync,
   readdirSync,
   readFileSync,
   statSync,
@@ -16,16 +19,18 @@ import {
   truncateSync,
   unlinkSync,
   writeFileSync,
+  writeSync,
 } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import Database from 'better-sqlite3'
 import WebSocket from 'ws'
-import { openRuntime } from '../../src-main/runtime'
+import { openRuntime, type TurnHandle } from '../../src-main/runtime'
 import { FileSecretStore } from '../../src-main/runtime/secrets'
 import { builtinTools, ToolError } from '../../src-main/runtime/tools'
 import { ARBOR_APPLICATION_ID } from '../../src-main/store/sqlite/db'
+import { KEEP_BACKUPS, scheduleRestore } from '../../src-main/store/backup'
 import { appInfo } from '../../src-main/app-info'
 import { createRouter } from '../../src-main/ipc/router'
 import { startBrowserHost, type BrowserHost } from '../../src-main/ipc/ws-host'
@@ -452,7 +457,7 @@ describe('a disk that fills up', () => {
           })
           const long = `/stream ${freeKb * 100} 0`
           // Accepted, or refused at once with the same sentence: never accepted and then silent.
-          const turn = await s.prompt({ query: long }).catch((err: unknown) => err)
+          const turn: TurnHandle | Error = await s.prompt({ query: long }).catch((err: Error) => err)
           const said = turn instanceof Error ? turn.message : undefined
           if (!said) await until(async () => seen.some((m) => m.kind === 'error'))
           const notice = seen.find((m) => m.kind === 'error')
@@ -489,4 +494,83 @@ describe('a disk that fills up', () => {
         disk.unmount()
       }
     }, 60_000)
+})
+
+describe('a damaged database', () => {
+  async function withHistory(dir: string) {
+    const rt = openRuntime({ dataDir: dir, log: () => {} })
+    for (let i = 0; i < 3; i++) {
+      const s = await rt.sessions.create({ title: `chat ${i}` })
+      await (
+        await s.prompt({ query: `/stream 400 0` })
+      ).finished
+    }
+    const backup = await rt.backupNow()
+    await rt.close()
+    return backup
+  }
+
+  it('is detected at open (quick_check) and refused with a way out; restoring a backup brings it back', async () => {
+    const dir = tempDir()
+    const backup = await withHistory(dir)
+    expect(backup).toMatchObject({ reason: 'manual' })
+    // Random bytes over a used page, as a failing disk would leave them.
+    const file = join(dir, 'arbor.db')
+    const pages = statSync(file).size / 4096
+    expect(pages).toBeGreaterThan(8)
+    const fd = openSync(file, 'r+')
+    writeSync(fd, randomBytes(4096), 0, 4096, 4096 * Math.floor(pages / 2))
+    closeSync(fd)
+    const damaged = readFileSync(file)
+    const err = await refusal(() => openRuntime({ dataDir: dir, log: () => {} }))
+    expect(err.code).toBe('store_error')
+    expect(err.message).toMatch(/is damaged \(SQLite's check found: .*\)\. Nothing was changed/)
+    expect(err.message).toContain(`--restore-backup ${backup.name}`)
+    expect(readFileSync(file).equals(damaged)).toBe(true) // refused without writing
+    // The way out it names: restore the backup at the next start.
+    scheduleRestore(dir, backup.name)
+    const rt = openRuntime({ dataDir: dir, log: () => {} })
+    try {
+      expect((await rt.sessions.list()).map((i) => i.title).sort()).toEqual(['chat 0', 'chat 1', 'chat 2'])
+      const aside = readdirSync(dir).find(
+        (f) => f.startsWith('arbor.db.before-restore-') && !/-(wal|shm)$/.test(f),
+      )
+      expect(aside && readFileSync(join(dir, aside)).equals(damaged)).toBe(true)
+    } finally {
+      await rt.close()
+    }
+  })
+
+  it('Settings → Data lists the backups and restores one at the next start; a few rotating copies are kept', async () => {
+    const dir = tempDir()
+    await withHistory(dir)
+    const rt = openRuntime({ dataDir: dir, log: () => {} })
+    const router = createRouter(rt, appInfo(rt, 'browser'))
+    const peer = { id: 'settings', send: () => {} }
+    const call = async (method: string, params: object) => {
+      const r = await router.handle(method, params, peer)
+      if (!r.ok) throw new Error(r.error.message)
+      return r.data as never
+    }
+    const early: { name: string } = await call('app.backup_now', {})
+    const s = await rt.sessions.create({ title: 'after the backup' })
+    await (
+      await s.prompt({ query: 'written after it' })
+    ).finished
+    for (let i = 0; i < 3; i++) await call('app.backup_now', {})
+    const listed: { backups: Array<{ name: string }> } = await call('app.backups', {})
+    expect(listed.backups).toHaveLength(KEEP_BACKUPS)
+    const keep = listed.backups.at(-1)!.name
+    expect(listed.backups.map((b) => b.name)).not.toContain(early.name)
+    const restore: { detail: string } = await call('app.restore_backup', { name: keep })
+    expect(restore.detail).toMatch(/Restart Arbor to finish/)
+    await expect(call('app.restore_backup', { name: 'arbor-nope.db' })).rejects.toThrow(/no backup named/)
+    await rt.close()
+    const again = openRuntime({ dataDir: dir, log: () => {} })
+    try {
+      expect((await again.sessions.list()).map((i) => i.title)).toContain('after the backup')
+    } finally {
+      await again.close()
+    }
+  })
 })

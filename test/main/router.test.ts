@@ -85,6 +85,9 @@ describe('router: one contract, validated at the boundary', () => {
     const valid: { [M in Method]: () => Promise<RequestOf<M>> } = {
       'app.info': async () => ({}),
       'app.reveal_data_dir': async () => ({}),
+      'app.backups': async () => ({}),
+      'app.backup_now': async () => ({}),
+      'app.restore_backup': async () => ({ name: (await ok('app.backup_now', {})).name }),
       'sessions.create': async () => ({ title: 'created' }),
       'sessions.get': async () => ({ session_id: id }),
       'sessions.list': async () => ({ archived: false }),

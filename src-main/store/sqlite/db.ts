@@ -1,5 +1,7 @@
 import Database from 'better-sqlite3'
 import { ArborError } from '../../../src-shared/errors'
+import { dirname } from 'node:path'
+import { backupSync, damageAdvice } from '../backup'
 import { migrations } from '../migrations'
 
 export type Db = Database.Database
@@ -13,6 +15,7 @@ export function openDatabase(path: string): Db {
   let db: Db | undefined
   try {
     db = new Database(path, { timeout: 5000 })
+    checkIntegrity(db, path)
     claim(db, path)
     db.pragma('journal_mode = WAL')
     // WAL + NORMAL: a committed transaction survives a crash of the app; only an OS crash or
@@ -84,7 +87,7 @@ function storeOpenError(path: string, err: unknown): ArborError {
   if (/not a database|malformed|corrupt/i.test(message))
     return new ArborError(
       'store_error',
-      `The database at ${path} is damaged or is not an Arbor database (${message}). Move it aside to start fresh, or restore it from a backup.`,
+      `The database at ${path} is damaged or is not an Arbor database (${message}). ${damageAdvice(dirname(path))}`,
     )
   if (/locked|busy/i.test(message))
     return new ArborError(
@@ -92,6 +95,29 @@ function storeOpenError(path: string, err: unknown): ArborError {
       `The database at ${path} is locked by another process (${message}). Close the other Arbor window or process, then try again.`,
     )
   return new ArborError('store_error', `Could not open the database at ${path}: ${message}`)
+}
+
+/**
+ * SQLite's quick_check at open (every page readable, every record well-formed): a damaged file
+ * is refused with what to do, instead of answering "malformed" later from some sessions.
+ */
+function checkIntegrity(db: Db, path: string): void {
+  if (path === ':memory:') return
+  let problems: string[]
+  try {
+    const found = db.pragma('quick_check(5)', { simple: false }) as Array<{ quick_check: string }>
+    problems = found.map((r) => r.quick_check).filter((r) => r !== 'ok')
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err)
+    // Not a database at all is the foreign-file case, said by the caller; anything else is damage.
+    if (/not a database/i.test(message)) throw err
+    problems = [message]
+  }
+  if (problems.length === 0) return
+  throw new ArborError(
+    'store_error',
+    `The database ${path} is damaged (SQLite's check found: ${problems.join('; ').slice(0, 300)}). ${damageAdvice(dirname(path))}`,
+  )
 }
 
 function migrate(db: Db): void {
@@ -102,6 +128,8 @@ function migrate(db: Db): void {
       'store_error',
       `This database was written by a newer Arbor (schema ${current}, this build knows ${latest}). Update Arbor to open it.`,
     )
+  // An existing database is copied before its schema changes.
+  if (current > 0 && current < latest && db.name !== ':memory:') backupSync(db, dirname(db.name), 'migration')
   for (const m of migrations) {
     if (m.version <= current) continue
     db.transaction(() => {

@@ -1,3 +1,6 @@
+import { dirname } from 'node:path'
+import { ArborError } from '../../../src-shared/errors'
+import { backupOnline } from '../backup'
 import type { Store } from '../types'
 import { inTransaction, openDatabase } from './db'
 import { sqliteCheckpoints } from './checkpoints'
@@ -26,6 +29,10 @@ export function openSqliteStore(path: string): Store {
       if (db.open) db.close()
     },
     transaction: (fn) => inTransaction(db, fn),
+    backup: (reason) =>
+      path === ':memory:'
+        ? Promise.reject(new ArborError('unavailable', 'An in-memory store keeps no backups.'))
+        : backupOnline(db, dirname(path), reason),
     ...settings,
     ...sqliteSessions(db, lineage, checkpoints),
     ...sqliteMessageLog(db, lineage, settings),
