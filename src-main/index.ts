@@ -13,12 +13,10 @@ import { createRouter } from './ipc/router'
 import { openRuntime, type Runtime } from './runtime'
 import { createElectronSecretStore } from './secrets-electron'
 import { keepAlive } from './keep-alive'
+import { isExternalLink } from './links'
 
 const CSP =
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'"
-
-// Second launches focus the first window instead of opening the database twice.
-if (!app.requestSingleInstanceLock()) app.quit()
 
 let runtime: Runtime | null = null
 let window: BrowserWindow | null = null
@@ -38,7 +36,12 @@ function createWindow(): BrowserWindow {
     show: false,
     icon: join(__dirname, '../../resources/icon.png'),
     webPreferences: {
-      preload: join(__dirname, '../preload/index.js'),
+      // Electronegativity asks to review preloads: this one is Arbor's own bundled file and
+      // exposes one typed object (window.arbor) through contextBridge, nothing else.
+      preload: join(__dirname, '../preload/index.js'), // eng-disable PRELOAD_JS_CHECK
+      // Middle-click would open links in a new window, bypassing the window-open handler.
+      disableBlinkFeatures: 'Auxclick',
+      webviewTag: false,
       contextIsolation: true,
       sandbox: true,
       nodeIntegration: false,
@@ -47,11 +50,15 @@ function createWindow(): BrowserWindow {
   })
   win.once('ready-to-show', () => win.show())
   // The app never navigates: links open in the user's browser, nothing opens a new window.
-  win.webContents.on('will-navigate', (event, url) => {
+  const stayHome = (event: { preventDefault(): void }, url: string) => {
     if (!isTrustedUrl(url)) event.preventDefault()
-  })
+  }
+  win.webContents.on('will-navigate', stayHome)
+  win.webContents.on('will-redirect', stayHome)
   win.webContents.setWindowOpenHandler(({ url }) => {
-    if (/^https?:\/\//.test(url)) void shell.openExternal(url)
+    // Electronegativity asks to review openExternal: only https and mailto links reach the
+    // user's own browser or mail app; every other scheme (file:, javascript:, custom) is dropped.
+    if (isExternalLink(url)) void shell.openExternal(url) // eng-disable OPEN_EXTERNAL_JS_CHECK
     return { action: 'deny' }
   })
   if (devUrl) void win.loadURL(devUrl)
@@ -59,51 +66,63 @@ function createWindow(): BrowserWindow {
   return win
 }
 
-app.on('second-instance', () => {
-  if (window) {
-    if (window.isMinimized()) window.restore()
-    window.focus()
-  }
-})
+// Second launches focus the first window instead of opening the database twice; a process that
+// did not get the lock does nothing else at all.
+if (!app.requestSingleInstanceLock()) app.quit()
+else start()
 
-keepAlive()
-
-app.whenReady().then(() => {
-  session.defaultSession.webRequest.onHeadersReceived((details, callback) => {
-    callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [CSP] } })
+function start(): void {
+  app.on('second-instance', () => {
+    if (window) {
+      if (window.isMinimized()) window.restore()
+      window.focus()
+    }
   })
-  session.defaultSession.setPermissionRequestHandler((_wc, _permission, callback) => callback(false))
-  try {
-    const dataDir = process.env.ARBOR_DATA_DIR ?? join(app.getPath('userData'), 'data')
-    mkdirSync(dataDir, { recursive: true })
-    runtime = openRuntime({ dataDir, secrets: createElectronSecretStore(dataDir) })
-  } catch (err) {
-    dialog.showErrorBox('Arbor cannot open its data', err instanceof Error ? err.message : String(err))
-    app.exit(1)
-    return
-  }
-  const host = {
-    async revealDataDir(path: string) {
-      const error = await shell.openPath(path)
-      if (error) throw new Error(`Could not open ${path}: ${error}`)
-    },
-  }
-  bindElectronIpc(createRouter(runtime, appInfo(runtime, 'electron'), host), isTrustedUrl)
-  window = createWindow()
-  app.on('activate', () => {
-    if (BrowserWindow.getAllWindows().length === 0) window = createWindow()
+
+  keepAlive()
+
+  // No page may attach a <webview> (the tag is off too).
+  app.on('web-contents-created', (_event, contents) => {
+    contents.on('will-attach-webview', (event) => event.preventDefault())
   })
-})
 
-app.on('window-all-closed', () => {
-  if (process.platform !== 'darwin') app.quit()
-})
+  app.whenReady().then(() => {
+    session.defaultSession.webRequest.onHeadersReceived((details, callback) => {
+      callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [CSP] } })
+    })
+    session.defaultSession.setPermissionRequestHandler((_wc, _permission, callback) => callback(false))
+    try {
+      const dataDir = process.env.ARBOR_DATA_DIR ?? join(app.getPath('userData'), 'data')
+      mkdirSync(dataDir, { recursive: true })
+      runtime = openRuntime({ dataDir, secrets: createElectronSecretStore(dataDir) })
+    } catch (err) {
+      dialog.showErrorBox('Arbor cannot open its data', err instanceof Error ? err.message : String(err))
+      app.exit(1)
+      return
+    }
+    const host = {
+      async revealDataDir(path: string) {
+        const error = await shell.openPath(path)
+        if (error) throw new Error(`Could not open ${path}: ${error}`)
+      },
+    }
+    bindElectronIpc(createRouter(runtime, appInfo(runtime, 'electron'), host), isTrustedUrl)
+    window = createWindow()
+    app.on('activate', () => {
+      if (BrowserWindow.getAllWindows().length === 0) window = createWindow()
+    })
+  })
 
-let closing = false
-app.on('before-quit', (event) => {
-  if (closing || !runtime) return
-  // Close the runtime first so streamed text is flushed and the lock released.
-  event.preventDefault()
-  closing = true
-  void runtime.close().finally(() => app.quit())
-})
+  app.on('window-all-closed', () => {
+    if (process.platform !== 'darwin') app.quit()
+  })
+
+  let closing = false
+  app.on('before-quit', (event) => {
+    if (closing || !runtime) return
+    // Close the runtime first so streamed text is flushed and the lock released.
+    event.preventDefault()
+    closing = true
+    void runtime.close().finally(() => app.quit())
+  })
+}
