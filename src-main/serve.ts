@@ -2,7 +2,7 @@
  * The browser host (`npm run serve`): the runtime and the built UI on 127.0.0.1, for machines
  * where Electron cannot start, for remote use through an SSH tunnel, and for the e2e tests.
  *
- *   node out/main/serve.js [--data-dir DIR] [--port N] [--token T] [--memory] [--restore-backup NAME]
+ *   node out/main/serve.js [--data-dir DIR] [--port N] [--token T] [--memory] [--restore-backup NAME] [--export-to DIR]
  *
  * The token is random per run unless given (or ARBOR_TOKEN is set): passing the same port and
  * token to a restarted host lets open tabs reconnect by themselves.
@@ -15,6 +15,7 @@ import { startBrowserHost } from './ipc/ws-host'
 import { defaultDataDir, openRuntime } from './runtime'
 import { keepAlive } from './keep-alive'
 import { scheduleRestore } from './store/backup'
+import { exportReadOnly } from './store/export'
 
 async function main(): Promise<void> {
   keepAlive()
@@ -27,19 +28,20 @@ async function main(): Promise<void> {
         token: { type: 'string' },
         memory: { type: 'boolean', default: false },
         'restore-backup': { type: 'string' },
+        'export-to': { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
       allowPositionals: false,
     }).values
   } catch (err) {
     console.error(
-      `${(err as Error).message}\nUsage: npm run serve -- [--data-dir DIR] [--port N] [--token T] [--memory] [--restore-backup NAME]`,
+      `${(err as Error).message}\nUsage: npm run serve -- [--data-dir DIR] [--port N] [--token T] [--memory] [--restore-backup NAME] [--export-to DIR]`,
     )
     process.exit(2)
   }
   if (args.help) {
     console.log(
-      'Usage: npm run serve -- [--data-dir DIR] [--port N] [--token T] [--memory] [--restore-backup NAME]',
+      'Usage: npm run serve -- [--data-dir DIR] [--port N] [--token T] [--memory] [--restore-backup NAME] [--export-to DIR]',
     )
     return
   }
@@ -54,6 +56,17 @@ async function main(): Promise<void> {
     process.exit(2)
   }
   const dataDir = args['data-dir'] ?? defaultDataDir()
+  // Reads the database without writing to it (a damaged one too) and writes what it can read.
+  if (args['export-to']) {
+    const report = exportReadOnly(dataDir, args['export-to'])
+    console.log(
+      `Exported ${report.sessions} sessions (${report.messages} messages) to ${report.dir}` +
+        (report.unreadable.length
+          ? `; could not read ${report.unreadable.length}, see export-report.json there.`
+          : '.'),
+    )
+    return
+  }
   // Replaces the database with one of its backups (the current file is kept aside) at this start.
   if (args['restore-backup']) scheduleRestore(dataDir, args['restore-backup'])
   const runtime = openRuntime({ dataDir, store: args.memory ? 'memory' : 'sqlite' })

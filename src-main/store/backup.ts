@@ -115,5 +115,5 @@ export function damageAdvice(dataDir: string): string {
   const restore = newest
     ? `restore the newest backup (${newest.name}, ${new Date(newest.created_at).toLocaleString()}) with \`npm run serve -- --data-dir ${dataDir} --restore-backup ${newest.name}\` (the damaged file is kept aside), or `
     : ''
-  return `Nothing was changed. To go on, ${restore}move ${join(dataDir, 'arbor.db')} aside to start with an empty history; to get at its contents first, open a copy read-only with the sqlite3 shell (\`sqlite3 -readonly\`, then \`.recover\`).`
+  return `Nothing was changed. To go on, ${restore}move ${join(dataDir, 'arbor.db')} aside to start with an empty history. To get what can still be read out first, export it without writing to it: \`npm run serve -- --data-dir ${dataDir} --export-to FOLDER\` (Markdown and JSON per session).`
 }

@@ -2,7 +2,7 @@
  * Faults and attacks against the browser host, produced for real: hostile frames over a real
  * socket, a client that stops reading. The host must answer clearly, stay up and change nothing.
  */
-import { execFileSync, spawn } from 'node:child_process'
+import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import {
   appendFileSync,
@@ -527,7 +527,22 @@ describe('a damaged database', () => {
     expect(err.message).toMatch(/is damaged \(SQLite's check found: .*\)\. Nothing was changed/)
     expect(err.message).toContain(`--restore-backup ${backup.name}`)
     expect(readFileSync(file).equals(damaged)).toBe(true) // refused without writing
-    // The way out it names: restore the backup at the next start.
+    expect(err.message).toContain('--export-to')
+    // The other way out: export what can be read, without writing to the damaged file.
+    const out = tempDir()
+    const exported = spawnSync(process.execPath, [SERVE, '--data-dir', dir, '--export-to', out], {
+      encoding: 'utf8',
+    })
+    expect(exported.status, exported.stderr).toBe(0)
+    expect(exported.stdout).toMatch(/Exported \d+ sessions \(\d+ messages\) to /)
+    const report = JSON.parse(readFileSync(join(out, 'export-report.json'), 'utf8')) as { sessions: number }
+    expect(
+      report.sessions +
+        (JSON.parse(readFileSync(join(out, 'export-report.json'), 'utf8')) as { unreadable: unknown[] })
+          .unreadable.length,
+    ).toBeGreaterThan(0)
+    expect(readFileSync(file).equals(damaged)).toBe(true)
+    // The way out it names first: restore the backup at the next start.
     scheduleRestore(dir, backup.name)
     const rt = openRuntime({ dataDir: dir, log: () => {} })
     try {
