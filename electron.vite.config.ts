@@ -24,6 +24,7 @@ export default defineConfig({
           index: resolve(__dirname, 'src-main/index.ts'),
           serve: resolve(__dirname, 'src-main/serve.ts'),
           bench: resolve(__dirname, 'src-main/bench/index.ts'),
+          chaos: resolve(__dirname, 'src-main/bench/chaos.ts'),
           // The seed's complete example, against openRuntime() and against connectArbor().
           'example-local': resolve(__dirname, 'examples/local.ts'),
           'example-remote': resolve(__dirname, 'examples/remote.ts'),
