@@ -22,6 +22,8 @@ export interface AppInfo {
   store: 'sqlite' | 'memory'
   models: ModelOption[]
   default_model: string
+  /** Older messages still being indexed for search (by messages.id); `done` once all are. */
+  search_index: { indexed_upto: number; total: number; done: boolean }
 }
 
 export interface Inspection {

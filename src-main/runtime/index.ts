@@ -68,6 +68,8 @@ export interface Runtime extends Arbor {
   updateSettings(patch: Partial<AppSettings>): AppSettings
   /** Rebuilds the model list after providers change. */
   refreshModels(): void
+  /** How far the full-text backlog is indexed (messages.id), and whether it is done. */
+  searchIndex(): { indexed_upto: number; total: number; done: boolean }
   /** The automatic and manual backups of arbor.db, newest first. */
   backups(): BackupInfo[]
   backupNow(): Promise<BackupInfo>
@@ -143,6 +145,23 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
     }),
   })
   registry.recover()
+  let closed = false
+
+  // The full-text backlog of a database written before search was indexed at write time is
+  // indexed in chunks of 500 rows, one event-loop turn each: search works (partially) at once,
+  // and nothing waits for it.
+  const searchIndex = { indexed_upto: 0, total: 0 }
+  const indexStep = () => {
+    if (closed) return
+    try {
+      Object.assign(searchIndex, store.indexBacklog(500))
+      if (searchIndex.indexed_upto < searchIndex.total) setTimeout(indexStep, 0).unref()
+    } catch (err) {
+      log(`indexing older messages for search paused: ${String(err)}`)
+      setTimeout(indexStep, 5000).unref()
+    }
+  }
+  indexStep()
 
   // Automatic backups: at start when the newest is older than a day, then every six hours.
   const backup = async (reason: string): Promise<BackupInfo> => {
@@ -156,7 +175,6 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
   if (existed && (!newest || Date.now() - newest.created_at > BACKUP_EVERY_MS * 4)) scheduled()
   const backupTimer = kind === 'sqlite' ? setInterval(scheduled, BACKUP_EVERY_MS) : null
   backupTimer?.unref()
-  let closed = false
 
   return {
     sessions: registry.api,
@@ -183,6 +201,7 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
       return next
     },
     refreshModels,
+    searchIndex: () => ({ ...searchIndex, done: searchIndex.indexed_upto >= searchIndex.total }),
     backups: () => (kind === 'sqlite' ? listBackups(dataDir) : []),
     backupNow: () => backup('manual'),
     restoreBackup: (name) => scheduleRestore(dataDir, name),

@@ -29,8 +29,10 @@ export interface Settings {
   always_allowed_tools: string[]
   providers: ProviderConfig[]
   mcp_servers: McpServerConfig[]
-  /** messages.id up to which the full-text index has been built. */
+  /** messages.id up to which the backlog (rows written before indexing at write time) is indexed. */
   fts_indexed_upto: number
+  /** Rows with a messages.id above this are indexed when they are written. */
+  fts_live_from: number
 }
 
 const isObject = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v)
@@ -47,6 +49,7 @@ const SHAPES: { [K in keyof Settings]: [expected: string, check: (v: unknown) =>
   providers: ['a list of providers', isListOf(isObject)],
   mcp_servers: ['a list of MCP servers', isListOf(isObject)],
   fts_indexed_upto: ['a row number', (v) => Number.isSafeInteger(v) && (v as number) >= 0],
+  fts_live_from: ['a row number', (v) => Number.isSafeInteger(v) && (v as number) >= 0],
 }
 
 export function encodeSetting(value: Settings[keyof Settings]): string {

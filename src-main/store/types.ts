@@ -178,6 +178,11 @@ export interface MessageLog {
   /** Oldest first, from `from_seq` (inclusive), across the fork lineage: the model context. */
   contextMessages(session_id: string, from_seq: number): SessionMessage[]
   search(query: string, limit: number): SearchHit[]
+  /**
+   * Indexes up to `max` rows of the full-text backlog (messages written before the index was
+   * kept at write time), in one transaction. `indexed_upto === total` once there is none left.
+   */
+  indexBacklog(max: number): { indexed_upto: number; total: number }
 }
 
 /** The durable work queue: commands, the turns that run them, and the approvals they wait on. */

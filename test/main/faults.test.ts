@@ -519,7 +519,7 @@ describe('a damaged database', () => {
     const pages = statSync(file).size / 4096
     expect(pages).toBeGreaterThan(8)
     const fd = openSync(file, 'r+')
-    writeSync(fd, randomBytes(4096), 0, 4096, 4096 * Math.floor(pages / 2))
+    for (const page of [1, Math.floor(pages / 2)]) writeSync(fd, randomBytes(4096), 0, 4096, 4096 * page)
     closeSync(fd)
     const damaged = readFileSync(file)
     const err = await refusal(() => openRuntime({ dataDir: dir, log: () => {} }))

@@ -14,6 +14,7 @@ const APP: AppInfo = {
   store: 'memory',
   models: [{ id: 'scripted', label: 'Scripted offline model', offline: true }],
   default_model: 'scripted',
+  search_index: { indexed_upto: 0, total: 0, done: true },
 }
 
 /** A host with one session (SID) holding `page`, and a manual frame clock. */

@@ -17,6 +17,7 @@ const APP: AppInfo = {
   store: 'memory',
   models: [{ id: 'scripted', label: 'Scripted offline model', offline: true }],
   default_model: 'scripted',
+  search_index: { indexed_upto: 0, total: 0, done: true },
 }
 
 beforeAll(() => {

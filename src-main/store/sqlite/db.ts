@@ -116,7 +116,7 @@ function checkIntegrity(db: Db, path: string): void {
   if (problems.length === 0) return
   throw new ArborError(
     'store_error',
-    `The database ${path} is damaged (SQLite's check found: ${problems.join('; ').slice(0, 300)}). ${damageAdvice(dirname(path))}`,
+    `The database ${path} is damaged (SQLite's check found: ${problems.join('; ').replace(/\s+/g, ' ').slice(0, 300)}). ${damageAdvice(dirname(path))}`,
   )
 }
 

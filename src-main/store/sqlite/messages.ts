@@ -17,64 +17,86 @@ export function sqliteMessageLog(db: Db, lineage: Lineage, settings: SettingsSto
         created_at, updated_at, error_code, parts) VALUES (@session_id, @seq, @message_id, @role, @kind, @status,
         @turn_id, @revision, @created_at, @updated_at, @error_code, @parts)`),
     updateMessage: p(`UPDATE messages SET status = @status, revision = @revision, updated_at = @updated_at,
-        error_code = @error_code, parts = @parts WHERE message_id = @message_id`),
+        error_code = @error_code, parts = @parts WHERE message_id = @message_id RETURNING id`).pluck(),
+    maxId: p('SELECT COALESCE(MAX(id), 0) FROM messages').pluck(),
     getMessage: p('SELECT * FROM messages WHERE message_id = ?'),
     pageMessages: p(`SELECT * FROM messages WHERE session_id = ? AND seq > ? AND seq <= ? AND seq < ?
         ORDER BY seq DESC LIMIT ?`),
     rangeMessages: p('SELECT * FROM messages WHERE session_id = ? AND seq > ? AND seq <= ? ORDER BY seq ASC'),
-    ftsPending: p(`SELECT id, parts, status FROM messages WHERE id > ? ORDER BY id ASC LIMIT 500`),
+    ftsBacklog: p(`SELECT id, parts, status FROM messages WHERE id > ? AND id <= ? ORDER BY id ASC LIMIT ?`),
     ftsInsert: p('INSERT INTO messages_fts(rowid, text) VALUES (?, ?)'),
+    ftsDelete: p('DELETE FROM messages_fts WHERE rowid = ?'),
     ftsSearch: p(`SELECT m.*, s.title AS session_title FROM messages_fts f
         JOIN messages m ON m.id = f.rowid JOIN sessions s ON s.session_id = m.session_id
         WHERE messages_fts MATCH ? AND s.removed = 0 AND m.seq >= s.visible_from_seq ORDER BY f.rank LIMIT ?`),
+  }
+
+  /**
+   * The full-text index is kept current at write time, in the message's own transaction: a
+   * settled message is (re)indexed when it is inserted or updated, a streaming one once it
+   * settles. A database written before that has a backlog — rows up to `fts_live_from` — which
+   * `indexBacklog` indexes in small chunks, never on a search.
+   */
+  if (settings.getSetting('fts_live_from') === undefined) {
+    const upto = settings.getSetting('fts_indexed_upto') ?? 0
+    const max = stmts.maxId.get() as number
+    settings.setSetting('fts_live_from', max)
+    if (max <= upto) settings.setSetting('fts_indexed_upto', max)
+  }
+  const index = (id: number, status: string, parts: SessionMessage['parts'], fresh = false) => {
+    if (status === 'streaming') return
+    if (!fresh) stmts.ftsDelete.run(id)
+    const text = messageText(parts)
+    if (text) stmts.ftsInsert.run(id, text)
   }
 
   /** One transaction per message: take the next seq (bumping the session's), insert the row. */
   const insertTx = db.transaction((message: Omit<SessionMessage, 'seq'>): SessionMessage => {
     const seq = stmts.nextSeq.get(message.updated_at, message.session_id) as number | undefined
     if (seq === undefined) throw new ArborError('not_found', `Session ${message.session_id} does not exist.`)
-    stmts.insertMessage.run({
+    const info = stmts.insertMessage.run({
       ...message,
       seq,
       turn_id: message.turn_id ?? null,
       error_code: message.error_code ?? null,
       parts: json(message.parts),
     })
+    index(Number(info.lastInsertRowid), message.status, message.parts, true)
     return { ...message, seq }
   })
 
-  /** Indexes settled messages not yet in the full-text index (kept off the commit path). */
-  function catchUpIndex(): void {
-    let upto = settings.getSetting('fts_indexed_upto') ?? 0
-    inTransaction(db, () => {
-      for (;;) {
-        const rows = stmts.ftsPending.all(upto) as Row[]
-        if (rows.length === 0) break
-        for (const r of rows) {
-          // A message still streaming is indexed once it settles: stop the watermark there.
-          if (r.status === 'streaming') return
-          const text = messageText(JSON.parse(r.parts as string))
-          if (text) stmts.ftsInsert.run(r.id, text)
-          upto = r.id as number
-        }
-      }
-    })
-    settings.setSetting('fts_indexed_upto', upto)
-  }
-
+  const updateTx = db.transaction((message: SessionMessage): void => {
+    const id = stmts.updateMessage.get({
+      message_id: message.message_id,
+      status: message.status,
+      revision: message.revision,
+      updated_at: message.updated_at,
+      error_code: message.error_code ?? null,
+      parts: json(message.parts),
+    }) as number | undefined
+    if (id !== undefined) index(id, message.status, message.parts)
+  })
   return {
     insertMessage(message) {
       return insertTx(message)
     },
 
     updateMessage(message) {
-      stmts.updateMessage.run({
-        message_id: message.message_id,
-        status: message.status,
-        revision: message.revision,
-        updated_at: message.updated_at,
-        error_code: message.error_code ?? null,
-        parts: json(message.parts),
+      updateTx(message)
+    },
+
+    indexBacklog(max) {
+      const end = settings.getSetting('fts_live_from') ?? 0
+      return inTransaction(db, () => {
+        let upto = settings.getSetting('fts_indexed_upto') ?? 0
+        const rows = stmts.ftsBacklog.all(upto, end, max) as Row[]
+        for (const r of rows) {
+          index(r.id as number, r.status as string, JSON.parse(r.parts as string))
+          upto = r.id as number
+        }
+        if (rows.length < max) upto = end
+        settings.setSetting('fts_indexed_upto', upto)
+        return { indexed_upto: upto, total: end }
       })
     },
 
@@ -119,7 +141,6 @@ export function sqliteMessageLog(db: Db, lineage: Lineage, settings: SettingsSto
     },
 
     search(query, limit) {
-      catchUpIndex()
       const terms = query
         .split(/[^\p{L}\p{N}_]+/u)
         .filter(Boolean)

@@ -1,0 +1,56 @@
+import Database from 'better-sqlite3'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { openRuntime } from '../../src-main/runtime'
+import { eventually, sqliteRuntime, tempDir, textOf } from './helpers'
+
+describe('the full-text index', () => {
+  it('is current at write time: a reply is found the moment it is written, with no catch-up', async () => {
+    const rt = sqliteRuntime()
+    const s = await rt.sessions.create()
+    await (
+      await s.prompt({ query: 'the word zanzibar appears here' })
+    ).finished
+    expect(rt.searchIndex()).toMatchObject({ done: true })
+    const hits = await rt.sessions.search('zanzibar')
+    expect(hits.length).toBe(2) // the prompt and the reply quoting it
+    // Removed from the index when its session is cleared (the row stays for forks).
+    await rt.sessions.clear_messages(s.session_id)
+    expect(await rt.sessions.search('zanzibar')).toEqual([])
+  })
+
+  it('indexes the backlog of an older database in the background, in chunks, and search works meanwhile', async () => {
+    const dir = tempDir()
+    const first = openRuntime({ dataDir: dir, log: () => {} })
+    const s = await first.sessions.create()
+    for (let i = 0; i < 30; i++) await (await s.prompt({ query: `backlog item ${i} quokka` })).finished
+    await first.close()
+    // As a database from before write-time indexing: no index, no watermark.
+    const db = new Database(join(dir, 'arbor.db'))
+    db.exec("INSERT INTO messages_fts(messages_fts) VALUES ('delete-all')")
+    db.exec("DELETE FROM settings WHERE key IN ('fts_indexed_upto', 'fts_live_from')")
+    db.close()
+    const rt = openRuntime({ dataDir: dir, log: () => {} })
+    try {
+      // Search answers at once (from what is indexed so far); the backlog fills in by itself.
+      await rt.sessions.search('quokka')
+      await eventually(() => rt.searchIndex().done, 'the backlog to be indexed')
+      const { indexed_upto, total } = rt.searchIndex()
+      expect(indexed_upto).toBe(total)
+      expect(total).toBeGreaterThanOrEqual(60)
+      expect((await rt.sessions.search('quokka', { limit: 200 })).length).toBe(60)
+      // New messages are indexed at write time, past the backlog.
+      await (
+        await (await rt.sessions.get(s.session_id)).prompt({ query: 'fresh wombat' })
+      ).finished
+      const fresh = (await (await rt.sessions.get(s.session_id)).messages()).items.slice(-2)
+      expect(
+        fresh.map((m) => textOf(m).includes('wombat')),
+        JSON.stringify(fresh.map(textOf)),
+      ).toEqual([true, true])
+      expect((await rt.sessions.search('wombat')).length).toBe(2)
+    } finally {
+      await rt.close()
+    }
+  })
+})
