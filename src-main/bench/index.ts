@@ -208,6 +208,43 @@ async function firstPage(): Promise<void> {
   )
 }
 
+/** The session list of 2,000 sessions, against the raw SELECT of the same rows. */
+async function sessionList(): Promise<void> {
+  const dir = freshDir()
+  const rt = openRuntime({ dataDir: dir, log: () => {} })
+  for (let i = 0; i < 2000; i++) await rt.sessions.create({ title: `chat ${i}` })
+  const raw = new Database(join(dir, 'arbor.db'), { readonly: true })
+  const select = raw.prepare(
+    'SELECT * FROM sessions WHERE archived = 0 AND removed = 0 ORDER BY updated_at DESC',
+  )
+  const time = (fn: () => unknown) => {
+    const xs: number[] = []
+    for (let i = 0; i < 30; i++) {
+      const t0 = performance.now()
+      fn()
+      xs.push(performance.now() - t0)
+    }
+    return median(xs)
+  }
+  await rt.sessions.list() // warm
+  const xs: number[] = []
+  for (let i = 0; i < 30; i++) {
+    const t0 = performance.now()
+    await rt.sessions.list()
+    xs.push(performance.now() - t0)
+  }
+  const arbor = median(xs)
+  const base = time(() => select.all())
+  raw.close()
+  await rt.close()
+  line(
+    'sessions.list of 2,000 sessions',
+    `${arbor.toFixed(2)} ms, raw SELECT ${base.toFixed(2)} ms, ratio ${(arbor / base).toFixed(2)} (medians of 30)`,
+    '≤ 1.5× the raw SELECT',
+    arbor / base <= 1.5,
+  )
+}
+
 /** The first search after a database grew: the index is kept at write time, so no catch-up. */
 async function firstSearch(): Promise<void> {
   const rt = open()
@@ -246,6 +283,10 @@ async function deltaFanOut(): Promise<void> {
 }
 
 async function main(): Promise<void> {
+  if (process.argv.includes('--list-only')) {
+    await sessionList()
+    return
+  }
   if (process.argv.includes('--storage-only')) {
     await storageGrowth()
     return
@@ -256,6 +297,7 @@ async function main(): Promise<void> {
   await storageGrowth()
   await firstPage()
   await firstSearch()
+  await sessionList()
   await deltaFanOut()
   console.log('UI figures follow (scripts/ui-bench.mjs, Chromium through Playwright).')
 }

@@ -3,7 +3,7 @@ import { newId } from '../../src-shared/ids'
 import type { ForkRequest, Session, Sessions } from '../../src-shared/sdk/api'
 import { parseRequest, type Method, type ParsedRequestOf } from '../../src-shared/schemas'
 import type { SecurityMode, SessionInfoMutation } from '../../src-shared/types'
-import type { SessionRow } from '../store'
+import type { CommandRow, SessionRow } from '../store'
 import { SessionCore, type SessionDeps } from './session'
 
 /** What the registry needs besides what every session needs. */
@@ -167,10 +167,17 @@ export class SessionRegistry {
     const { store } = this.base
     const list = (archived: boolean) => {
       this.ensureOpen()
-      // Rows of sessions nobody opened are shown without building a live core for each.
+      // Rows of sessions nobody opened are shown without building a live core for each, and
+      // every queue comes from one read.
+      const queued = new Map<string, CommandRow[]>()
+      for (const c of store.queuedCommands()) {
+        const list = queued.get(c.session_id)
+        if (list) list.push(c)
+        else queued.set(c.session_id, [c])
+      }
       return store.listSessions({ archived }).map((r) => {
         const live = this.live.get(r.session_id)
-        return live ? live.info(r) : SessionCore.infoOf(this.deps, r)
+        return live ? live.info(r) : SessionCore.infoOf(this.deps, r, queued.get(r.session_id) ?? [])
       })
     }
     const check = <M extends Method>(method: M, params: object = {}): ParsedRequestOf<M> => {

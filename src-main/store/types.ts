@@ -190,6 +190,8 @@ export interface CommandLog {
   enqueueCommand(row: CommandRow): CommandRow
   getCommand(command_id: string): CommandRow | undefined
   listCommands(session_id: string, statuses: CommandStatus[]): CommandRow[]
+  /** Every session's queued commands in one read, oldest first (for session lists). */
+  queuedCommands(): CommandRow[]
   /** A command set to done or cancelled is deleted: its turn row keeps the outcome. */
   setCommandStatus(command_id: string, status: CommandStatus): void
 

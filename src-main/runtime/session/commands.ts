@@ -80,7 +80,12 @@ export function enqueue(ctx: SessionContext, command: Command, turn_id: string |
 }
 
 export function queueOf(store: Store, session_id: string): QueuedCommand[] {
-  return store.listCommands(session_id, ['queued']).map((c) => ({
+  return queueFrom(store.listCommands(session_id, ['queued']))
+}
+
+/** Queued command rows as clients see them. */
+export function queueFrom(rows: CommandRow[]): QueuedCommand[] {
+  return rows.map((c) => ({
     command_id: c.command_id,
     kind: c.kind,
     summary: summarize(commandOf(c)),

@@ -13,9 +13,9 @@ import type {
   SnapshotInfo,
   TurnResult,
 } from '../../../src-shared/types'
-import type { SessionRow } from '../../store'
+import type { CommandRow, SessionRow } from '../../store'
 import { checkpoint, publicSnapshot, snapshotNow } from './checkpoints'
-import { checkSet, checkText, enqueue, queueOf, withdraw, type SetChanges } from './commands'
+import { checkSet, checkText, enqueue, queueFrom, queueOf, withdraw, type SetChanges } from './commands'
 import { now, SessionContext, type SessionDeps } from './context'
 import { fork } from './fork'
 import { answer, pending, pendingOf, type AnswerRequest } from './interactions'
@@ -56,8 +56,9 @@ export class SessionCore {
   }
 
   /** The info of a session nobody has opened (so no turn of it is live in this process). */
-  static infoOf(deps: SessionDeps, row: SessionRow): SessionInfo {
-    return describe(deps, row, row.paused ? 'paused' : 'idle', queueOf(deps.store, row.session_id), null)
+  static infoOf(deps: SessionDeps, row: SessionRow, queued?: CommandRow[]): SessionInfo {
+    const queue = queued ? queueFrom(queued) : queueOf(deps.store, row.session_id)
+    return describe(deps, row, row.paused ? 'paused' : 'idle', queue, null)
   }
 
   row(): SessionRow {

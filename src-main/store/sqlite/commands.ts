@@ -1,3 +1,4 @@
+import type { Statement } from 'better-sqlite3'
 import type { CommandLog } from '../types'
 import type { Db, Row } from './db'
 import { json, toCommand, toInteraction, toTurn } from './rows'
@@ -9,6 +10,7 @@ export function sqliteCommandLog(db: Db): CommandLog {
     enqueue: p(`INSERT INTO commands (command_id, session_id, kind, payload, status, turn_id, created_at)
         VALUES (@command_id, @session_id, @kind, @payload, @status, @turn_id, @created_at)`),
     getCommand: p('SELECT * FROM commands WHERE command_id = ?'),
+    queued: p("SELECT * FROM commands WHERE status = 'queued' ORDER BY pos ASC"),
     setCommandStatus: p('UPDATE commands SET status = ? WHERE command_id = ?'),
     deleteCommand: p('DELETE FROM commands WHERE command_id = ?'),
     saveTurn:
@@ -31,6 +33,8 @@ export function sqliteCommandLog(db: Db): CommandLog {
     ),
   }
 
+  /** listCommands' statements, one per number of statuses asked for (prepared once). */
+  const byStatuses = new Map<string, Statement<unknown[]>>()
   return {
     enqueueCommand(row) {
       const info = stmts.enqueue.run({ ...row, payload: json(row.payload) })
@@ -44,11 +48,18 @@ export function sqliteCommandLog(db: Db): CommandLog {
 
     listCommands(session_id, statuses) {
       const marks = statuses.map(() => '?').join(',')
-      return (
-        db
-          .prepare(`SELECT * FROM commands WHERE session_id = ? AND status IN (${marks}) ORDER BY pos ASC`)
-          .all(session_id, ...statuses) as Row[]
-      ).map(toCommand)
+      let stmt = byStatuses.get(marks)
+      if (!stmt) {
+        stmt = db.prepare(
+          `SELECT * FROM commands WHERE session_id = ? AND status IN (${marks}) ORDER BY pos ASC`,
+        )
+        byStatuses.set(marks, stmt)
+      }
+      return (stmt.all(session_id, ...statuses) as Row[]).map(toCommand)
+    },
+
+    queuedCommands() {
+      return (stmts.queued.all() as Row[]).map(toCommand)
     },
 
     setCommandStatus(command_id, status) {

@@ -6,6 +6,11 @@ import type { Row } from './db'
 
 export const json = (v: unknown) => JSON.stringify(v)
 
+/** JSON columns are mostly empty: skip the parser for the two common empty values. */
+function parseColumn<T>(text: string): T {
+  return (text === '[]' ? [] : text === '{}' ? {} : JSON.parse(text)) as T
+}
+
 export function toSession(r: Row): SessionRow {
   return {
     session_id: r.session_id as string,
@@ -17,9 +22,9 @@ export function toSession(r: Row): SessionRow {
     paused: r.paused === 1,
     model: r.model as string,
     security: r.security as SessionRow['security'],
-    env: JSON.parse(r.env as string),
-    plugins: JSON.parse(r.plugins as string),
-    allowed_tools: JSON.parse(r.allowed_tools as string),
+    env: parseColumn(r.env as string),
+    plugins: parseColumn(r.plugins as string),
+    allowed_tools: parseColumn(r.allowed_tools as string),
     parent_session_id: (r.parent_session_id as string | null) ?? null,
     fork_seq: r.fork_seq as number,
     fork_message_id: (r.fork_message_id as string | null) ?? null,
