@@ -175,7 +175,7 @@ export class SessionRegistry {
         if (list) list.push(c)
         else queued.set(c.session_id, [c])
       }
-      return store.listSessions({ archived }).map((r) => {
+      return store.listSessionRows({ archived }).map((r) => {
         const live = this.live.get(r.session_id)
         return live ? live.info(r) : SessionCore.infoOf(this.deps, r, queued.get(r.session_id) ?? [])
       })

@@ -35,6 +35,26 @@ export interface SessionRow {
   head_snapshot_id: string | null
 }
 
+/** The columns a session list shows (SessionInfo without the live parts). */
+export type SessionListRow = Pick<
+  SessionRow,
+  | 'session_id'
+  | 'title'
+  | 'created_at'
+  | 'updated_at'
+  | 'archived'
+  | 'paused'
+  | 'model'
+  | 'security'
+  | 'env'
+  | 'plugins'
+  | 'parent_session_id'
+  | 'fork_seq'
+  | 'fork_message_id'
+  | 'fork_snapshot_id'
+  | 'message_count'
+>
+
 export type CommandKind = CommandPayload['kind']
 export type CommandStatus = 'queued' | 'active' | 'done' | 'cancelled'
 
@@ -154,6 +174,8 @@ export interface SessionStore {
   /** Live (not removed) session, or undefined. */
   getSession(session_id: string): SessionRow | undefined
   listSessions(filter: { archived?: boolean }): SessionRow[]
+  /** The same sessions, only the columns a session list shows: cheaper for long lists. */
+  listSessionRows(filter: { archived?: boolean }): SessionListRow[]
   /** True when any session row (live, or a removed one kept for its forks) has this id. */
   sessionIdTaken(session_id: string): boolean
   /** Sessions with unfinished turns or queued commands: what recovery must look at. */

@@ -13,7 +13,7 @@ import type {
   SnapshotInfo,
   TurnResult,
 } from '../../../src-shared/types'
-import type { CommandRow, SessionRow } from '../../store'
+import type { CommandRow, SessionListRow, SessionRow } from '../../store'
 import { checkpoint, publicSnapshot, snapshotNow } from './checkpoints'
 import { checkSet, checkText, enqueue, queueFrom, queueOf, withdraw, type SetChanges } from './commands'
 import { now, SessionContext, type SessionDeps } from './context'
@@ -56,7 +56,7 @@ export class SessionCore {
   }
 
   /** The info of a session nobody has opened (so no turn of it is live in this process). */
-  static infoOf(deps: SessionDeps, row: SessionRow, queued?: CommandRow[]): SessionInfo {
+  static infoOf(deps: SessionDeps, row: SessionListRow, queued?: CommandRow[]): SessionInfo {
     const queue = queued ? queueFrom(queued) : queueOf(deps.store, row.session_id)
     return describe(deps, row, row.paused ? 'paused' : 'idle', queue, null)
   }
@@ -71,7 +71,7 @@ export class SessionCore {
 
   // ---- reading ---------------------------------------------------------------------------
 
-  info(row?: SessionRow): SessionInfo {
+  info(row?: SessionListRow): SessionInfo {
     return infoOf(this.ctx, row)
   }
 

@@ -7,7 +7,7 @@ import type {
   SessionStatus,
   ToolCallPart,
 } from '../../../src-shared/types'
-import type { SessionRow } from '../../store'
+import type { SessionListRow } from '../../store'
 import { systemPrompt } from '../context'
 import { queueOf } from './commands'
 import type { SessionContext, SessionDeps } from './context'
@@ -33,7 +33,7 @@ export const CAPABILITIES = [
   'questions',
 ]
 
-export function stateOf(ctx: SessionContext, row: SessionRow): SessionInfo['state'] {
+export function stateOf(ctx: SessionContext, row: SessionListRow): SessionInfo['state'] {
   const status = ctx.active?.turn.status
   if (status === 'running') return 'running'
   if (status === 'waiting') return 'waiting'
@@ -43,7 +43,7 @@ export function stateOf(ctx: SessionContext, row: SessionRow): SessionInfo['stat
 
 export function describe(
   deps: SessionDeps,
-  row: SessionRow,
+  row: SessionListRow,
   state: SessionInfo['state'],
   queue: QueuedCommand[],
   current_turn_id: string | null,
@@ -73,7 +73,7 @@ export function describe(
   return info
 }
 
-export function infoOf(ctx: SessionContext, row = ctx.row()): SessionInfo {
+export function infoOf(ctx: SessionContext, row: SessionListRow = ctx.row()): SessionInfo {
   return describe(
     ctx.deps,
     row,

@@ -1,5 +1,5 @@
 import type { InteractionPart, SessionMessage } from '../../../src-shared/types'
-import type { CommandRow, InteractionRow, SessionRow, SnapshotRow, TurnRow } from '../types'
+import type { CommandRow, InteractionRow, SessionListRow, SessionRow, SnapshotRow, TurnRow } from '../types'
 import type { Row } from './db'
 
 // Row <-> object conversions: booleans are stored as 0/1, nested values as JSON text.
@@ -9,6 +9,26 @@ export const json = (v: unknown) => JSON.stringify(v)
 /** JSON columns are mostly empty: skip the parser for the two common empty values. */
 function parseColumn<T>(text: string): T {
   return (text === '[]' ? [] : text === '{}' ? {} : JSON.parse(text)) as T
+}
+
+export function toListRow(r: Row): SessionListRow {
+  return {
+    session_id: r.session_id as string,
+    title: r.title as string,
+    created_at: r.created_at as number,
+    updated_at: r.updated_at as number,
+    archived: r.archived === 1,
+    paused: r.paused === 1,
+    model: r.model as string,
+    security: r.security as SessionRow['security'],
+    env: parseColumn(r.env as string),
+    plugins: parseColumn(r.plugins as string),
+    parent_session_id: (r.parent_session_id as string | null) ?? null,
+    fork_seq: r.fork_seq as number,
+    fork_message_id: (r.fork_message_id as string | null) ?? null,
+    fork_snapshot_id: (r.fork_snapshot_id as string | null) ?? null,
+    message_count: r.message_count as number,
+  }
 }
 
 export function toSession(r: Row): SessionRow {

@@ -1,7 +1,7 @@
 import type { CheckpointStore, SessionRow, SessionStore } from '../types'
 import { inTransaction, type Db, type Row } from './db'
 import type { Lineage } from './lineage'
-import { sessionParams, toSession } from './rows'
+import { sessionParams, toListRow, toSession } from './rows'
 
 /** The sessions table, removal with tombstones, and forks (a row plus a first snapshot). */
 export function sqliteSessions(
@@ -20,6 +20,10 @@ export function sqliteSessions(
         @fork_operation_id, @visible_from_seq, @context_from_seq, @last_seq, @head_snapshot_id)`),
     getSession: p('SELECT * FROM sessions WHERE session_id = ? AND removed = 0'),
     listSessions: p('SELECT * FROM sessions WHERE removed = 0 AND archived = ? ORDER BY updated_at DESC'),
+    listSessionRows:
+      p(`SELECT session_id, title, created_at, updated_at, archived, paused, model, security, env,
+        plugins, parent_session_id, fork_seq, fork_message_id, fork_snapshot_id, message_count
+        FROM sessions WHERE removed = 0 AND archived = ? ORDER BY updated_at DESC`),
     findFork: p(
       'SELECT * FROM sessions WHERE parent_session_id = ? AND fork_operation_id = ? AND removed = 0',
     ),
@@ -39,6 +43,10 @@ export function sqliteSessions(
 
     listSessions(filter) {
       return (stmts.listSessions.all(filter.archived ? 1 : 0) as Row[]).map(toSession)
+    },
+
+    listSessionRows(filter) {
+      return (stmts.listSessionRows.all(filter.archived ? 1 : 0) as Row[]).map(toListRow)
     },
 
     sessionIdTaken(session_id) {
