@@ -19,7 +19,7 @@ export function storageProblem(err: unknown, dataDir: string): ArborError | null
   if (code.startsWith('SQLITE_IOERR') || code === 'EIO')
     return new ArborError(
       'store_error',
-      `Arbor could not write to ${dataDir} (a disk I/O error) — check that disk; ${safe}`,
+      `Arbor could not write to ${dataDir} (a disk I/O error, or a limit on file size) — check that disk and the limits Arbor runs under; ${safe}`,
     )
   if (code.startsWith('SQLITE_READONLY') || code === 'EROFS')
     return new ArborError(
