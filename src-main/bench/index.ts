@@ -124,6 +124,11 @@ async function seeded(rt: Runtime, count: number) {
   return s
 }
 
+function percentile(xs: number[], p: number): number {
+  const a = [...xs].sort((x, y) => x - y)
+  return a[Math.min(a.length - 1, Math.floor((p / 100) * a.length))]!
+}
+
 function median(xs: number[]): number {
   const a = [...xs].sort((x, y) => x - y)
   return a[Math.floor(a.length / 2)]!
@@ -252,7 +257,20 @@ async function firstSearch(): Promise<void> {
   const t0 = performance.now()
   const hits = await rt.sessions.search('number 4242', { limit: 20 })
   const first = performance.now() - t0
+  // A word in every message: the cost is the candidates read, not the 100,000 matches.
+  const common: number[] = []
+  for (let i = 0; i < 20; i++) {
+    const t = performance.now()
+    await rt.sessions.search('message', { limit: 50 })
+    common.push(performance.now() - t)
+  }
   await rt.close()
+  line(
+    'search for a word in every one of 100,000 messages',
+    `p95 ${percentile(common, 95).toFixed(1)} ms (median ${median(common).toFixed(1)} ms)`,
+    '≤ 100 ms',
+    percentile(common, 95) <= 100,
+  )
   line(
     'first search after 100,000 messages were written',
     `${first.toFixed(1)} ms (${hits.length} hits)`,
@@ -283,6 +301,10 @@ async function deltaFanOut(): Promise<void> {
 }
 
 async function main(): Promise<void> {
+  if (process.argv.includes('--search-only')) {
+    await firstSearch()
+    return
+  }
   if (process.argv.includes('--list-only')) {
     await sessionList()
     return

@@ -5,6 +5,9 @@ import { inTransaction, type Db, type Row } from './db'
 import type { Lineage } from './lineage'
 import { json, toMessage } from './rows'
 
+/** How many of the newest matches a search looks at before it filters (removed, cleared) and cuts. */
+const SEARCH_CANDIDATES = 2000
+
 /** The messages table, read across fork lineages, and its FTS5 index. */
 export function sqliteMessageLog(db: Db, lineage: Lineage, settings: SettingsStore): MessageLog {
   const p = (sql: string) => db.prepare(sql)
@@ -26,9 +29,12 @@ export function sqliteMessageLog(db: Db, lineage: Lineage, settings: SettingsSto
     ftsBacklog: p(`SELECT id, parts, status FROM messages WHERE id > ? AND id <= ? ORDER BY id ASC LIMIT ?`),
     ftsInsert: p('INSERT INTO messages_fts(rowid, text) VALUES (?, ?)'),
     ftsDelete: p('DELETE FROM messages_fts WHERE rowid = ?'),
-    ftsSearch: p(`SELECT m.*, s.title AS session_title FROM messages_fts f
+    // Newest matches first, with early termination: FTS5 walks a term's matches in rowid order,
+    // so a common word costs the candidates it reads (at most SEARCH_CANDIDATES), not every match.
+    ftsSearch: p(`SELECT m.*, s.title AS session_title
+        FROM (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rowid DESC LIMIT ${SEARCH_CANDIDATES}) f
         JOIN messages m ON m.id = f.rowid JOIN sessions s ON s.session_id = m.session_id
-        WHERE messages_fts MATCH ? AND s.removed = 0 AND m.seq >= s.visible_from_seq ORDER BY f.rank LIMIT ?`),
+        WHERE s.removed = 0 AND m.seq >= s.visible_from_seq ORDER BY m.id DESC LIMIT ?`),
   }
 
   /**
