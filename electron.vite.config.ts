@@ -25,6 +25,8 @@ export default defineConfig({
           serve: resolve(__dirname, 'src-main/serve.ts'),
           bench: resolve(__dirname, 'src-main/bench/index.ts'),
           chaos: resolve(__dirname, 'src-main/bench/chaos.ts'),
+          // Full-text search on its own thread and read-only connection (see store/search-worker.ts).
+          'search-worker': resolve(__dirname, 'src-main/store/search-worker.ts'),
           // The seed's complete example, against openRuntime() and against connectArbor().
           'example-local': resolve(__dirname, 'examples/local.ts'),
           'example-remote': resolve(__dirname, 'examples/remote.ts'),

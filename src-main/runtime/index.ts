@@ -5,7 +5,17 @@ import { ArborError } from '../../src-shared/errors'
 import { openStore, type Store } from '../store'
 import { withStorageErrors } from '../store/faults'
 import { lockDataDir } from '../store/lock'
+import { searchService } from '../store/search-client'
 import { applyPendingRestore, listBackups, scheduleRestore, type BackupInfo } from '../store/backup'
+
+/** A script built beside the entry bundles (out/main), seen from an entry or from a shared chunk. */
+function builtWorker(name: string): string | null {
+  for (const dir of [__dirname, join(__dirname, '..')]) {
+    const file = join(dir, name)
+    if (existsSync(file)) return file
+  }
+  return null
+}
 
 /** How often Arbor backs up a database in use. */
 const BACKUP_EVERY_MS = 6 * 60 * 60 * 1000
@@ -40,6 +50,8 @@ export interface RuntimeOptions {
   /** Tests wrap the store to inject failures. */
   wrapStore?: (store: Store) => Store
   log?: (message: string) => void
+  /** The built search worker script; default out/main/search-worker.js beside the bundle. */
+  searchWorker?: string
   /** A session listener threw. Default: logged. Tests make it fail the test. */
   onListenerError?: (err: unknown, mutation: SessionMutation) => void
 }
@@ -126,6 +138,14 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
     }
   }
   const workspacesDir = join(dataDir, 'workspaces')
+  // Searches run off the event loop, in a worker with its own read-only connection, where the
+  // built worker exists (out/main/search-worker.js); otherwise on the store's connection.
+  const searcher = searchService(
+    store.path,
+    kind === 'sqlite' ? (options.searchWorker ?? builtWorker('search-worker.js')) : null,
+    (query, limit) => store.search(query, limit),
+    log,
+  )
   const registry = new SessionRegistry({
     store,
     models,
@@ -137,6 +157,7 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
     toolsFor: async (row, onNotice) => [...tools.list(), ...(await mcp.toolsFor(row.plugins, onNotice))],
     // Ids are [A-Za-z0-9_-] only, so plain concatenation is a safe (and, per list row, cheaper) join.
     workspaceFor: (id) => `${workspacesDir}${sep}${id}`,
+    search: (query, limit) => searcher.search(query, limit),
     defaults: () => ({
       model: settings().default_model,
       security: settings().default_security,
@@ -214,6 +235,7 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
       closed = true
       if (backupTimer) clearInterval(backupTimer)
       try {
+        await searcher.close()
         await registry.close()
         await mcp.close()
       } finally {

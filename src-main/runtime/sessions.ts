@@ -2,7 +2,7 @@ import { ArborError } from '../../src-shared/errors'
 import { newId } from '../../src-shared/ids'
 import type { ForkRequest, Session, Sessions } from '../../src-shared/sdk/api'
 import { parseRequest, type Method, type ParsedRequestOf } from '../../src-shared/schemas'
-import type { SecurityMode, SessionInfoMutation } from '../../src-shared/types'
+import type { SearchHit, SecurityMode, SessionInfoMutation } from '../../src-shared/types'
 import type { CommandRow, SessionRow } from '../store'
 import { SessionCore, type SessionDeps } from './session'
 
@@ -10,6 +10,8 @@ import { SessionCore, type SessionDeps } from './session'
 export interface RegistryDeps extends Omit<SessionDeps, 'forget' | 'infoChanged'> {
   /** Defaults for a new session: model, approval mode, plugins enabled by default. */
   defaults(): { model: string; security: SecurityMode; plugins: string[] }
+  /** Full-text search (in the search worker where there is one). */
+  search(query: string, limit: number): Promise<SearchHit[]>
 }
 
 /**
@@ -208,7 +210,7 @@ export class SessionRegistry {
       },
       search: async (query, opts = {}) => {
         const r = check('sessions.search', { query, ...opts })
-        return store.search(r.query, r.limit ?? 50)
+        return this.base.search(r.query, r.limit ?? 50)
       },
     }
   }

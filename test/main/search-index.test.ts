@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3'
+import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { openRuntime } from '../../src-main/runtime'
@@ -52,5 +53,38 @@ describe('the full-text index', () => {
     } finally {
       await rt.close()
     }
+  })
+})
+
+describe('search off the event loop', () => {
+  const WORKER = join(__dirname, '../../out/main/search-worker.js')
+
+  it('runs in the built search worker on its own read-only connection, seeing what is committed', async () => {
+    expect(existsSync(WORKER), 'out/main/search-worker.js is missing: run npm run build first').toBe(true)
+    const logs: string[] = []
+    const rt = sqliteRuntime({ searchWorker: WORKER, log: (m) => logs.push(m) })
+    const s = await rt.sessions.create({ title: 'worker' })
+    await (
+      await s.prompt({ query: 'capybara on a thread' })
+    ).finished
+    const hits = await rt.sessions.search('capybara')
+    expect(hits.map((h) => h.session_title)).toEqual(['worker', 'worker'])
+    // The worker answers while the main thread is busy elsewhere (it is a different thread).
+    const both = await Promise.all([rt.sessions.search('thread'), rt.sessions.search('capybara')])
+    expect(both.map((h) => h.length)).toEqual([2, 2])
+    expect(logs.filter((l) => l.includes('search worker'))).toEqual([])
+  })
+
+  it('falls back to the main thread when the worker cannot run', async () => {
+    const broken = join(tempDir(), 'broken-worker.js')
+    writeFileSync(broken, "throw new Error('this worker cannot start')")
+    const logs: string[] = []
+    const rt = sqliteRuntime({ searchWorker: broken, log: (m) => logs.push(m) })
+    const s = await rt.sessions.create({ title: 'fallback' })
+    await (
+      await s.prompt({ query: 'axolotl' })
+    ).finished
+    expect((await rt.sessions.search('axolotl')).length).toBe(2)
+    expect(logs.some((l) => l.includes('the search worker stopped'))).toBe(true)
   })
 })
