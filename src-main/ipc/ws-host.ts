@@ -37,8 +37,12 @@ function sameToken(a: string, b: string): boolean {
   return timingSafeEqual(digest(a), digest(b))
 }
 
-/** How far one client may fall behind (bytes queued for it) before it is dropped. */
-export const MAX_BUFFERED_BYTES = 8 * 1024 * 1024
+/**
+ * How far one client may fall behind (bytes queued for it) before it is dropped. Generous: a
+ * busy page can lag through a burst (a long queue's session events, a reload under load); only a
+ * client that has stopped reading reaches it.
+ */
+export const MAX_BUFFERED_BYTES = 64 * 1024 * 1024
 
 /** A request id the host echoes back: a short string or a finite number, nothing else. */
 function validId(id: unknown): id is string | number {

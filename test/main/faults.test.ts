@@ -123,7 +123,7 @@ describe('a client that stops reading', () => {
     // Stop reading: the kernel buffers fill, then the host's queue for this socket grows.
     ;(slow as unknown as { _socket: { pause(): void } })._socket.pause()
     await (
-      await session.prompt({ query: '/stream 200000 0' })
+      await session.prompt({ query: '/stream 1000000 0' })
     ).finished
     ;(slow as unknown as { _socket: { resume(): void } })._socket.resume()
     await closed
