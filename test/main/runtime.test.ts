@@ -174,3 +174,28 @@ describe('runtime: prompts, streaming and persistence (real SQLite file)', () =>
     expect(() => openRuntime({ dataDir })).toThrow(/Another Arbor (process|runtime)/)
   })
 })
+
+describe('runtime: the session list', () => {
+  it('shows each session as get_info() does, message count included, without opening it', async () => {
+    const dir = tempDir()
+    const first = openRuntime({ dataDir: dir, log: () => {} })
+    const s = await first.sessions.create({ title: 'counted' })
+    await (
+      await s.prompt({ query: 'one' })
+    ).finished
+    await (
+      await s.prompt({ query: 'two' })
+    ).finished
+    const info = await s.get_info()
+    await first.close()
+    // A new runtime: the list builds this row without a live session core.
+    const again = openRuntime({ dataDir: dir, log: () => {} })
+    try {
+      const listed = (await again.sessions.list()).find((i) => i.session_id === s.session_id)
+      expect(info.message_count).toBe(4)
+      expect(listed).toEqual(info)
+    } finally {
+      await again.close()
+    }
+  })
+})

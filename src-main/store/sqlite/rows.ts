@@ -27,34 +27,21 @@ export function toListRow(r: Row): SessionListRow {
     fork_seq: r.fork_seq as number,
     fork_message_id: (r.fork_message_id as string | null) ?? null,
     fork_snapshot_id: (r.fork_snapshot_id as string | null) ?? null,
-    message_count: r.message_count as number,
+    // seq has no gaps along a lineage, so the visible count needs no COUNT(*).
+    message_count: Math.max(0, (r.last_seq as number) - Math.max(1, r.visible_from_seq as number) + 1),
   }
 }
 
+/** A whole session row: the list's columns and the rest. */
 export function toSession(r: Row): SessionRow {
   return {
-    session_id: r.session_id as string,
-    title: r.title as string,
-    created_at: r.created_at as number,
-    updated_at: r.updated_at as number,
-    archived: r.archived === 1,
+    ...toListRow(r),
     removed: r.removed === 1,
-    paused: r.paused === 1,
-    model: r.model as string,
-    security: r.security as SessionRow['security'],
-    env: parseColumn(r.env as string),
-    plugins: parseColumn(r.plugins as string),
     allowed_tools: parseColumn(r.allowed_tools as string),
-    parent_session_id: (r.parent_session_id as string | null) ?? null,
-    fork_seq: r.fork_seq as number,
-    fork_message_id: (r.fork_message_id as string | null) ?? null,
-    fork_snapshot_id: (r.fork_snapshot_id as string | null) ?? null,
     fork_operation_id: (r.fork_operation_id as string | null) ?? null,
     visible_from_seq: r.visible_from_seq as number,
     context_from_seq: r.context_from_seq as number,
     last_seq: r.last_seq as number,
-    // seq has no gaps along a lineage, so the visible count needs no COUNT(*).
-    message_count: Math.max(0, (r.last_seq as number) - Math.max(1, r.visible_from_seq as number) + 1),
     head_snapshot_id: (r.head_snapshot_id as string | null) ?? null,
   }
 }

@@ -22,7 +22,7 @@ export function sqliteSessions(
     listSessions: p('SELECT * FROM sessions WHERE removed = 0 AND archived = ? ORDER BY updated_at DESC'),
     listSessionRows:
       p(`SELECT session_id, title, created_at, updated_at, archived, paused, model, security, env,
-        plugins, parent_session_id, fork_seq, fork_message_id, fork_snapshot_id, message_count
+        plugins, parent_session_id, fork_seq, fork_message_id, fork_snapshot_id, last_seq, visible_from_seq
         FROM sessions WHERE removed = 0 AND archived = ? ORDER BY updated_at DESC`),
     findFork: p(
       'SELECT * FROM sessions WHERE parent_session_id = ? AND fork_operation_id = ? AND removed = 0',
