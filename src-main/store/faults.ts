@@ -34,17 +34,24 @@ export function storageProblem(err: unknown, dataDir: string): ArborError | null
  * canonical ArborError naming the cause and the folder, instead of SQLite's own words.
  */
 export function withStorageErrors(store: Store, dataDir: string): Store {
+  // Wrapped once per method, not on every call: the store is on every hot path.
+  const wrapped = new Map<PropertyKey, unknown>()
   return new Proxy(store, {
     get(target, prop, receiver) {
       const value = Reflect.get(target, prop, receiver) as unknown
       if (typeof value !== 'function') return value
-      return (...args: unknown[]) => {
-        try {
-          return (value as (...a: unknown[]) => unknown).apply(target, args)
-        } catch (err) {
-          throw storageProblem(err, dataDir) ?? err
+      let fn = wrapped.get(prop)
+      if (!fn) {
+        fn = (...args: unknown[]) => {
+          try {
+            return (value as (...a: unknown[]) => unknown).apply(target, args)
+          } catch (err) {
+            throw storageProblem(err, dataDir) ?? err
+          }
         }
+        wrapped.set(prop, fn)
       }
+      return fn
     },
   })
 }
