@@ -105,9 +105,8 @@ export class SessionRegistry {
   private create(opts: { session_id?: string; title?: string } = {}): SessionCore {
     this.ensureOpen()
     const { store } = this.base
+    // The id was checked by the sessions.create schema (letters, digits, "_" and "-").
     const session_id = opts.session_id ?? newId('ses')
-    if (typeof session_id !== 'string' || !/^[A-Za-z0-9_-]{1,200}$/.test(session_id))
-      throw new ArborError('invalid_request', 'A session id may only contain letters, digits, "_" and "-".')
     if (store.sessionIdTaken(session_id))
       throw new ArborError(
         'conflict',

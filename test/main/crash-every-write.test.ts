@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { openRuntime, type Runtime, type Session } from '../../src-main/runtime'
 import type { Store } from '../../src-main/store'
 import type { InteractionPart, SessionMessage, SessionMutation } from '../../src-shared/types'
-import { failOnListenerError, tempDir, textOf } from './helpers'
+import { eventually, failOnListenerError, tempDir, textOf } from './helpers'
 
 /**
  * Crash at every store write, the way SQLite tests itself: run one scripted scenario (prompt,
@@ -115,19 +115,20 @@ async function scenario(rt: Runtime, crashed: Promise<never>, p: Progress): Prom
   p.answered.add(ask.interaction_id)
   await race(first.finished)
   await race(second.finished)
-  await race(
-    until(s, async () => (await s.status()).state === 'idle' && (await s.status()).queue_length === 0),
-  )
+  await race(settled(s))
   const child = await race(s.fork())
   p.forkId = child.session_id
 }
 
-async function until(s: Session, check: () => Promise<boolean>): Promise<void> {
-  const start = Date.now()
-  while (!(await check())) {
-    if (Date.now() - start > 10_000) throw new Error(`session ${s.session_id} did not settle`)
-    await new Promise((r) => setTimeout(r, 2))
-  }
+/** Until the session is idle with nothing queued (answering approvals when `approve`). */
+function settled(s: Session, approve = false): Promise<void> {
+  return eventually(async () => {
+    if (approve)
+      for (const i of await s.interactions())
+        await s.respond({ interaction_id: i.interaction_id, decision: 'approve' })
+    const st = await s.status()
+    return st.state === 'idle' && st.queue_length === 0
+  }, `session ${s.session_id} to settle`)
 }
 
 async function all(s: Session): Promise<SessionMessage[]> {
@@ -183,12 +184,7 @@ describe('crash at every store write', () => {
           expect(waiting.has(id), `${where}: answered ${id} stays answered`).toBe(false)
 
         // Let recovery and the queue finish: approve what waits, until idle.
-        await until(s, async () => {
-          for (const i of await s.interactions())
-            await s.respond({ interaction_id: i.interaction_id, decision: 'approve' })
-          const st = await s.status()
-          return st.state === 'idle' && st.queue_length === 0
-        })
+        await settled(s, true)
 
         const msgs = await all(s)
         expect(
@@ -270,10 +266,7 @@ describe('crash at every write of recovery', () => {
       const again = openRuntime({ dataDir: dir, log: () => {}, onListenerError: failOnListenerError })
       try {
         const v = await again.sessions.get('victim')
-        await until(
-          v,
-          async () => (await v.status()).state === 'idle' && (await v.status()).queue_length === 0,
-        )
+        await settled(v)
         const msgs = await all(v)
         for (const t of again.store.listTurns('victim')) {
           const errors = msgs.filter((m) => m.turn_id === t.turn_id && m.kind === 'error')

@@ -35,7 +35,15 @@ import { appInfo } from '../../src-main/app-info'
 import { createRouter } from '../../src-main/ipc/router'
 import { startBrowserHost, type BrowserHost } from '../../src-main/ipc/ws-host'
 import { connectArbor, type RemoteArbor } from '../../src-shared/sdk'
-import { failOnListenerError, refusal, sqliteRuntime, tempDir, textOf, toolCalls } from './helpers'
+import {
+  eventually,
+  failOnListenerError,
+  refusal,
+  sqliteRuntime,
+  tempDir,
+  textOf,
+  toolCalls,
+} from './helpers'
 import type { SessionMessage } from '../../src-shared/types'
 
 const hosts: BrowserHost[] = []
@@ -311,19 +319,11 @@ describe('the workspace a chat works in', () => {
     // A real project folder is accepted, and the change is an Action line in the transcript.
     const project = tempDir()
     await s.set({ env: { workspace: project } })
-    await until(async () => (await s.get_info()).env.workspace === project)
+    await eventually(async () => (await s.get_info()).env.workspace === project)
     const actions = (await s.messages()).items.filter((m) => m.kind === 'action').map(textOf)
     expect(actions).toContain(`Environment updated: workspace ${project}`)
   })
 })
-
-async function until(check: () => Promise<boolean>): Promise<void> {
-  const start = Date.now()
-  while (!(await check())) {
-    if (Date.now() - start > 10_000) throw new Error('timed out')
-    await new Promise((r) => setTimeout(r, 5))
-  }
-}
 
 describe('the tool sandbox, attacked', () => {
   const tool = (name: string) => builtinTools.find((t) => t.name === name)!
@@ -459,7 +459,7 @@ describe('a disk that fills up', () => {
           // Accepted, or refused at once with the same sentence: never accepted and then silent.
           const turn: TurnHandle | Error = await s.prompt({ query: long }).catch((err: Error) => err)
           const said = turn instanceof Error ? turn.message : undefined
-          if (!said) await until(async () => seen.some((m) => m.kind === 'error'))
+          if (!said) await eventually(async () => seen.some((m) => m.kind === 'error'))
           const notice = seen.find((m) => m.kind === 'error')
           expect(said ?? textOf(notice!)).toMatch(
             new RegExp(
