@@ -17,6 +17,7 @@ import WebSocket from 'ws'
 import { connectArbor, type RemoteArbor } from '../../src-shared/sdk'
 import { METHODS } from '../../src-shared/schemas'
 import { openRuntime } from '../runtime'
+import { percentile } from './stats'
 
 const SERVE = join(__dirname, 'serve.js')
 const dirs: string[] = []
@@ -171,11 +172,6 @@ async function fuzz(payloads: number): Promise<void> {
   console.log(
     `fuzz: ${payloads} malformed payloads, ${answered} answered (${refused} refused with { ok: false }), host ${alive ? 'alive' : 'DEAD'} (${alive ? 0 : 1} crashes), database ${changed ? 'CHANGED' : 'unchanged'} (${changed ? 1 : 0} state changes)`,
   )
-}
-
-function percentile(xs: number[], p: number): number {
-  const a = [...xs].sort((x, y) => x - y)
-  return a[Math.min(a.length - 1, Math.floor((p / 100) * a.length))]!
 }
 
 async function load(): Promise<void> {

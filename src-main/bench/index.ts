@@ -10,6 +10,7 @@ import { monitorEventLoopDelay, performance } from 'node:perf_hooks'
 import { newId } from '../../src-shared/ids'
 import type { MessagesPage, SessionMessage } from '../../src-shared/types'
 import { openRuntime, type Runtime, type Session } from '../runtime'
+import { median, percentile } from './stats'
 
 const dirs: string[] = []
 function freshDir(): string {
@@ -122,16 +123,6 @@ async function seeded(rt: Runtime, count: number) {
   rt.store.transaction(insertAll)
   await s.snapshot()
   return s
-}
-
-function percentile(xs: number[], p: number): number {
-  const a = [...xs].sort((x, y) => x - y)
-  return a[Math.min(a.length - 1, Math.floor((p / 100) * a.length))]!
-}
-
-function median(xs: number[]): number {
-  const a = [...xs].sort((x, y) => x - y)
-  return a[Math.floor(a.length / 2)]!
 }
 
 /** Fork cost must not grow with history: copy-on-write lineage, not copied rows. */
