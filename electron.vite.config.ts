@@ -8,6 +8,7 @@ import react from '@vitejs/plugin-react'
 //   out/main/index.js      Electron main process (package.json "main")
 //   out/main/serve.js      browser host: plain Node, no Electron (`node out/main/serve.js`)
 //   out/main/bench.js      benchmark entry (`node --expose-gc out/main/bench.js`)
+//   out/main/bench-seed.js fills a data folder at bench sizes (used by scripts/ui-bench.mjs)
 //   out/main/example-*.js  the seed's example against openRuntime() and connectArbor()
 //   out/preload/index.js   sandboxed preload: fully bundled, only `electron` stays external
 //   out/renderer/          React UI, relative asset URLs so it loads from file:// and http://
@@ -25,6 +26,7 @@ export default defineConfig({
           serve: resolve(__dirname, 'src-main/serve.ts'),
           bench: resolve(__dirname, 'src-main/bench/index.ts'),
           chaos: resolve(__dirname, 'src-main/bench/chaos.ts'),
+          'bench-seed': resolve(__dirname, 'src-main/bench/seed.ts'),
           // Full-text search on its own thread and read-only connection (see store/search-worker.ts).
           'search-worker': resolve(__dirname, 'src-main/store/search-worker.ts'),
           // The seed's complete example, against openRuntime() and against connectArbor().

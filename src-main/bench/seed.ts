@@ -1,0 +1,160 @@
+/**
+ * Fills a data folder with sessions and messages at bench sizes, straight through the store (one
+ * transaction per chunk, the full-text index kept as at write time), much faster than real turns.
+ * Used by the bench and by the UI bench (scripts/ui-bench.mjs) before a host is started on it.
+ *
+ *   node out/main/bench-seed.js --data-dir DIR [--sidebar 2000] [--chat "Big:100000"]…
+ *     [--chat "Rich:1:rich"] [--chat "Plain:1:plain-like-rich"]
+ *
+ * Prints one JSON line: { "sidebar": n, "chats": { title: session_id, … } }.
+ */
+import { newId } from '../../src-shared/ids'
+import type { MessagePart, SessionMessage } from '../../src-shared/types'
+import { openRuntime, type Runtime } from '../runtime'
+
+/** What one chat's messages hold. */
+export type SeedContent =
+  /** Short alternating user / assistant texts. */
+  | 'short'
+  /** One assistant reply with 500 fenced code blocks and 200 markdown tables. */
+  | 'rich'
+  /** One assistant reply of the same length as 'rich', in plain paragraphs. */
+  | 'plain-like-rich'
+
+export interface SeedChat {
+  title: string
+  messages: number
+  content?: SeedContent
+}
+
+const CHUNK = 5_000
+
+export function seedMessage(
+  session_id: string,
+  i: number,
+  text: string,
+  at = Date.now(),
+): Omit<SessionMessage, 'seq'> {
+  const parts: MessagePart[] = [{ type: 'text', part_id: newId('prt'), text }]
+  return {
+    message_id: newId('msg'),
+    session_id,
+    role: i % 2 ? 'assistant' : 'user',
+    kind: 'text',
+    status: 'complete',
+    revision: 1,
+    created_at: at,
+    updated_at: at,
+    parts,
+  }
+}
+
+const LANGS = ['ts', 'python', 'rust', 'go', 'json']
+
+/** A reply with 500 code blocks and 200 tables, about 300 kB of markdown. */
+export function richReply(): string {
+  const out: string[] = []
+  for (let i = 0; i < 500; i++) {
+    out.push(`Step ${i}: here is how it works, with a short explanation before the code.`)
+    const lang = LANGS[i % LANGS.length]
+    out.push('```' + lang)
+    for (let l = 0; l < 8; l++) out.push(`const value${l} = compute(${i}, ${l}) // line ${l}`)
+    out.push('```')
+    if (i % 5 < 2) {
+      out.push('| name | value | note |', '| --- | --- | --- |')
+      for (let r = 0; r < 5; r++) out.push(`| row ${r} | ${i * r} | cell text ${r} |`)
+    }
+  }
+  return out.join('\n\n')
+}
+
+/** Plain paragraphs of the same length as richReply(). */
+export function plainLike(text: string): string {
+  const para = 'The quick brown fox jumps over the lazy dog, and the answer continues plainly. '
+  const out: string[] = []
+  let n = 0
+  while (n < text.length) {
+    const p = para.repeat(4)
+    out.push(p)
+    n += p.length + 2
+  }
+  return out.join('\n\n')
+}
+
+function textFor(content: SeedContent, i: number): string {
+  if (content === 'short') return `message number ${i} with a little text`
+  const rich = richReply()
+  return content === 'rich' ? rich : plainLike(rich)
+}
+
+/** Inserts `count` messages into a session, CHUNK per transaction. */
+export function fillSession(
+  rt: Runtime,
+  session_id: string,
+  count: number,
+  content: SeedContent = 'short',
+): void {
+  for (let start = 0; start < count; start += CHUNK) {
+    rt.store.transaction(() => {
+      for (let i = start; i < Math.min(count, start + CHUNK); i++) {
+        // A single-message chat is the assistant's reply, after its question.
+        const body = content === 'short' ? textFor(content, i) : textFor(content, 1)
+        rt.store.insertMessage(seedMessage(session_id, content === 'short' ? i : 1, body))
+      }
+    })
+  }
+}
+
+export async function seed(
+  dataDir: string,
+  opts: { sidebar?: number; chats?: SeedChat[] },
+): Promise<{ sidebar: number; chats: Record<string, string> }> {
+  const rt = openRuntime({ dataDir, log: () => {} })
+  try {
+    const chats: Record<string, string> = {}
+    for (let i = 0; i < (opts.sidebar ?? 0); i++) {
+      const s = await rt.sessions.create({ title: `Chat ${i + 1}` })
+      fillSession(rt, s.session_id, 2)
+    }
+    for (const c of opts.chats ?? []) {
+      const s = await rt.sessions.create({ title: c.title })
+      if (c.content && c.content !== 'short')
+        rt.store.insertMessage(seedMessage(s.session_id, 0, 'Show me everything.'))
+      fillSession(rt, s.session_id, c.messages, c.content)
+      chats[c.title] = s.session_id
+    }
+    return { sidebar: opts.sidebar ?? 0, chats }
+  } finally {
+    await rt.close()
+  }
+}
+
+function parseArgs(argv: string[]): { dataDir: string; sidebar: number; chats: SeedChat[] } {
+  let dataDir = ''
+  let sidebar = 0
+  const chats: SeedChat[] = []
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]
+    if (a === '--data-dir') dataDir = argv[++i] ?? ''
+    else if (a === '--sidebar') sidebar = Number(argv[++i])
+    else if (a === '--chat') {
+      const [title, n, content] = (argv[++i] ?? '').split(':')
+      if (!title || !Number.isInteger(Number(n)))
+        throw new Error(`--chat wants "Title:count[:content]", got ${argv[i]}`)
+      chats.push({ title, messages: Number(n), content: (content as SeedContent) || 'short' })
+    } else throw new Error(`unknown argument ${a}`)
+  }
+  if (!dataDir) throw new Error('--data-dir DIR is required')
+  if (!Number.isInteger(sidebar) || sidebar < 0) throw new Error('--sidebar wants a count')
+  return { dataDir, sidebar, chats }
+}
+
+if (require.main === module) {
+  const args = parseArgs(process.argv.slice(2))
+  seed(args.dataDir, args)
+    .then((r) => console.log(JSON.stringify(r)))
+    .catch((err: unknown) => {
+      console.error(`seed failed: ${err instanceof Error ? err.message : String(err)}`)
+      process.exitCode = 1
+    })
+}
