@@ -5,9 +5,10 @@ import { parseRequest, type Method, type ParsedRequestOf } from '../../src-share
 import type { SearchHit, SecurityMode, SessionInfoMutation } from '../../src-shared/types'
 import type { CommandRow, SessionRow } from '../store'
 import { SessionCore, type SessionDeps } from './session'
+import { ContextCache } from './session/model-context'
 
 /** What the registry needs besides what every session needs. */
-export interface RegistryDeps extends Omit<SessionDeps, 'forget' | 'infoChanged'> {
+export interface RegistryDeps extends Omit<SessionDeps, 'forget' | 'infoChanged' | 'contexts'> {
   /** Defaults for a new session: model, approval mode, plugins enabled by default. */
   defaults(): { model: string; security: SecurityMode; plugins: string[] }
   /** Full-text search (in the search worker where there is one). */
@@ -35,6 +36,7 @@ export class SessionRegistry {
         for (const l of [...this.infoListeners]) l(mutation)
       },
       forget: (id) => this.live.delete(id),
+      contexts: new ContextCache(base.store),
     }
     this.api = this.buildApi()
   }
@@ -146,6 +148,7 @@ export class SessionRegistry {
 
   private fork(session_id: string, req: ForkRequest): Session {
     const row = this.core(session_id).fork(req, newId('ses'))
+    this.deps.contexts.inherit(session_id, row)
     const child = this.core(row.session_id)
     this.added(child)
     return this.facade(child)
@@ -160,6 +163,7 @@ export class SessionRegistry {
     this.base.store.removeSession(session_id)
     await s.shutdown('removed')
     this.live.delete(session_id)
+    this.deps.contexts.forget(session_id)
     for (const l of [...this.changeListeners]) l()
     return { removed: true }
   }

@@ -64,6 +64,8 @@ export interface Model {
   id: string
   label: string
   offline: boolean
+  /** Tokens the model takes in (its context window), when known; the context is kept within it. */
+  context_window?: number
   step(request: ModelStepRequest): AsyncIterable<ModelEvent>
   /** A summary of older context for compact(); deterministic for the scripted model. */
   summarize(messages: ModelMessage[], signal: AbortSignal): Promise<string>

@@ -9,6 +9,7 @@ import type {
 import type { SessionRow, Store, TurnRow } from '../../store'
 import type { Model } from '../models/types'
 import type { Tool } from '../tools'
+import type { ContextCache } from './model-context'
 
 /** Everything a session needs from its runtime. */
 export interface SessionDeps {
@@ -21,6 +22,8 @@ export interface SessionDeps {
   workspaceFor(session_id: string): string
   /** This session's info changed (title, state, queue…): session lists follow these. */
   infoChanged(mutation: SessionInfoMutation): void
+  /** Every session's settled model context (runtime-wide, so a fork starts from its parent's). */
+  contexts: ContextCache
   /** Called when the session was removed, so the runtime forgets it. */
   forget(session_id: string): void
   log(message: string): void

@@ -1,10 +1,11 @@
 import type { SessionMessage } from '../../../src-shared/types'
-import { buildModelMessages, systemPrompt } from '../context'
+import { systemPrompt } from '../context'
 import { ModelError } from '../models/types'
 import { StepWriter } from '../step-writer'
 import { checkpoint } from './checkpoints'
 import { abortError, now, type ActiveTurn, type SessionContext } from './context'
 import { open } from './interactions'
+import { budgetFor } from './model-context'
 import type { MessageLog } from './log'
 import { workspace, type ToolBox } from './tools'
 
@@ -35,7 +36,7 @@ export async function runStep(
     security: row.security,
     ...(row.env.variables ? { variables: row.env.variables } : {}),
   })
-  const messages = buildModelMessages(ctx.store.contextMessages(ctx.id, row.context_from_seq))
+  const messages = ctx.deps.contexts.build(row, a.turn.turn_id, budgetFor(model))
   a.lastRequest = { system, message_count: messages.length, tools: list.map((t) => t.name) }
   a.turn.steps += 1
   ctx.store.saveTurn(a.turn)

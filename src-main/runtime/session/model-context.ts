@@ -1,0 +1,164 @@
+import type { SessionMessage } from '../../../src-shared/types'
+import type { SessionRow, Store } from '../../store'
+import { buildModelMessages } from '../context'
+import type { Model, ModelMessage } from '../models/types'
+
+/**
+ * The model context of each session, assembled incrementally.
+ *
+ * A session's history only grows at its end, and a message only changes while its turn runs
+ * (streaming, tool results, answered approvals). So the context of finished turns is *settled*:
+ * kept here as model messages, and each step reads only the messages after it from the store.
+ * A fork starts from its parent's settled context up to the fork point. The context is bounded
+ * by the model's window: a cold start reads the history newest first and stops once the window
+ * is full (or at the last summary, which stands for everything before it), never the whole log.
+ */
+
+/** Tokens the model can take when it does not say (the common window of hosted models). */
+export const DEFAULT_CONTEXT_TOKENS = 128_000
+/** A conservative characters-per-token estimate, so the budget errs on the side of fitting. */
+const CHARS_PER_TOKEN = 3
+/** Sessions whose settled context is kept (least recently used beyond that are dropped). */
+const MAX_SESSIONS = 64
+const PAGE = 500
+
+interface Settled {
+  /** Which history this is: the session's context and visibility floors. */
+  key: string
+  /** Every message up to this seq is settled (included or deliberately left out). */
+  upto: number
+  /** One entry per settled message that yields model messages, oldest first. */
+  entries: Array<{ seq: number; chars: number; messages: ModelMessage[] }>
+  chars: number
+}
+
+/** Characters a message costs in the window (text, and tool inputs and outputs as JSON). */
+export function messageChars(m: SessionMessage): number {
+  let n = 0
+  for (const p of m.parts) {
+    if (p.type === 'text' || p.type === 'reasoning') n += p.text.length
+    else if (p.type === 'tool_call')
+      n += JSON.stringify(p.input ?? null).length + JSON.stringify(p.output ?? p.error ?? null).length
+  }
+  return n
+}
+
+function keyOf(row: SessionRow): string {
+  return `${row.context_from_seq}:${row.visible_from_seq}`
+}
+
+/** The window in characters for a model: its context window, less room for its reply. */
+export function budgetFor(model: Pick<Model, 'context_window'>): number {
+  const tokens = model.context_window ?? DEFAULT_CONTEXT_TOKENS
+  return Math.floor(tokens * 0.75) * CHARS_PER_TOKEN
+}
+
+export class ContextCache {
+  private readonly settled = new Map<string, Settled>()
+
+  constructor(private readonly store: Store) {}
+
+  /**
+   * The model messages for a step of `row`'s session. Messages of `activeTurnId` (and any still
+   * streaming) are read fresh every time; everything before them is settled once.
+   */
+  build(row: SessionRow, activeTurnId: string | null, budget: number): ModelMessage[] {
+    const id = row.session_id
+    let s = this.settled.get(id)
+    if (!s || s.key !== keyOf(row)) s = this.cold(row, activeTurnId, budget)
+    // Most recently used last, so the oldest entry is the one dropped.
+    this.settled.delete(id)
+    this.settled.set(id, s)
+    if (this.settled.size > MAX_SESSIONS) this.settled.delete(this.settled.keys().next().value!)
+
+    const fresh = this.store.contextMessages(id, Math.max(row.context_from_seq, s.upto + 1))
+    let i = 0
+    // Settle the finished prefix of what is new.
+    for (; i < fresh.length; i++) {
+      const m = fresh[i]
+      if (m.status === 'streaming' || (activeTurnId !== null && m.turn_id === activeTurnId)) break
+      this.settle(s, m)
+    }
+    trim(s, budget)
+    const live = buildModelMessages(fresh.slice(i))
+    const out: ModelMessage[] = []
+    for (const e of s.entries) for (const mm of e.messages) out.push(mm)
+    for (const mm of live) out.push(mm)
+    return out
+  }
+
+  /** A fork starts from its parent's settled context, up to the fork point. */
+  inherit(parent_id: string, child: SessionRow): void {
+    const p = this.settled.get(parent_id)
+    if (!p || p.key !== keyOf(child)) return
+    const entries = p.entries.filter((e) => e.seq <= child.fork_seq)
+    this.settled.set(child.session_id, {
+      key: p.key,
+      upto: Math.min(p.upto, child.fork_seq),
+      entries,
+      chars: entries.reduce((n, e) => n + e.chars, 0),
+    })
+  }
+
+  forget(session_id: string): void {
+    this.settled.delete(session_id)
+  }
+
+  private settle(s: Settled, m: SessionMessage): void {
+    s.upto = m.seq
+    const messages = buildModelMessages([m])
+    if (messages.length === 0) return
+    const chars = messageChars(m)
+    s.entries.push({ seq: m.seq, chars, messages })
+    s.chars += chars
+  }
+
+  /**
+   * No settled context yet (first step since start, or the history was cleared or compacted):
+   * read newest first until the window is full or the context floor is reached. Everything read
+   * is settled except the newest run of unfinished messages, which build() reads fresh.
+   */
+  private cold(row: SessionRow, activeTurnId: string | null, budget: number): Settled {
+    const floor = row.context_from_seq
+    const newestFirst: SessionMessage[] = []
+    let chars = 0
+    let before: number | undefined
+    read: for (;;) {
+      const page = this.store.listMessages(row.session_id, { before_seq: before, limit: PAGE })
+      for (const m of page) {
+        if (m.seq < floor) break read
+        newestFirst.push(m)
+        chars += messageChars(m)
+        if (chars > budget) break read
+      }
+      if (page.length < PAGE) break
+      before = page[page.length - 1].seq
+    }
+    // The running turn's messages (and any unfinished ones) at the end stay out of the settled
+    // part: build() reads them fresh on every step.
+    const unsettled = (m: SessionMessage) =>
+      m.status === 'streaming' || (activeTurnId !== null && m.turn_id === activeTurnId)
+    let end = 0
+    while (end < newestFirst.length && unsettled(newestFirst[end])) end++
+    const s: Settled = { key: keyOf(row), upto: floor - 1, entries: [], chars: 0 }
+    const oldest = newestFirst.length - 1
+    if (oldest >= end) s.upto = newestFirst[oldest].seq - 1
+    for (let k = oldest; k >= end; k--) this.settle(s, newestFirst[k])
+    return s
+  }
+}
+
+/**
+ * Keeps the settled context within the window: the oldest messages leave first, and the
+ * context starts at a user message (providers refuse a conversation that starts otherwise).
+ */
+function trim(s: Settled, budget: number): void {
+  if (s.chars <= budget) return
+  let drop = 0
+  let chars = s.chars
+  while (drop < s.entries.length && chars > budget) chars -= s.entries[drop++].chars
+  while (drop < s.entries.length && s.entries[drop].messages[0]?.role !== 'user')
+    chars -= s.entries[drop++].chars
+  s.entries = s.entries.slice(drop)
+  s.chars = chars
+}

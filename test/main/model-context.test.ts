@@ -1,0 +1,147 @@
+import { describe, expect, it } from 'vitest'
+import { buildModelMessages } from '../../src-main/runtime/context'
+import type { ModelMessage, ModelStepRequest } from '../../src-main/runtime/models/types'
+import { budgetFor, messageChars } from '../../src-main/runtime/session/model-context'
+import type { Runtime, Session } from '../../src-main/runtime'
+import { nextPendingInteraction, record, recordingModel, sqliteRuntime, tempDir } from './helpers'
+
+/**
+ * The incremental model context must be exactly what rebuilding it from the whole persisted
+ * history gives (within the window), at every step: across tool calls, approvals, steering,
+ * compaction, clearing, forks and restarts.
+ */
+function checkedModel(window?: number) {
+  const { model, requests } = recordingModel('checked')
+  const expected: ModelMessage[][] = []
+  let rt: Runtime | null = null
+  let current: string | null = null
+  const checked = {
+    ...model,
+    ...(window ? { context_window: window } : {}),
+    step(request: ModelStepRequest) {
+      const row = rt!.store.getSession(current!)!
+      expected.push(buildModelMessages(rt!.store.contextMessages(current!, row.context_from_seq)))
+      return model.step(request)
+    },
+  }
+  return {
+    model: checked,
+    requests,
+    expected,
+    use(r: Runtime, s: Session) {
+      rt = r
+      current = s.session_id
+    },
+  }
+}
+
+const write = (path: string, content: string) => `/tool write_file ${JSON.stringify({ path, content })}`
+
+async function finish(s: Session, query: string) {
+  const turn = await s.prompt({ query })
+  return turn.finished
+}
+
+describe('incremental model context', () => {
+  it('equals a full rebuild at every step: tools, approvals, steering, compaction, clearing, forks, restarts', async () => {
+    const dataDir = tempDir()
+    const m = checkedModel()
+    let rt = sqliteRuntime({ dataDir, models: [m.model] })
+    let s = await rt.sessions.create()
+    m.use(rt, s)
+    await s.set({ model: 'checked' })
+    for (let i = 0; i < 5; i++) expect(await finish(s, `hello ${i}`)).toEqual({ success: true })
+    await s.set({ security: 'auto' })
+    expect(await finish(s, '/tool list_directory {"path":"."}')).toEqual({ success: true })
+    await s.set({ security: 'ask' })
+    const rec = record(s)
+    const turn = await s.prompt({ query: write('a.txt', 'one\ntwo') })
+    const part = await nextPendingInteraction(rec)
+    await s.respond({ interaction_id: part.interaction_id, decision: 'approve' })
+    expect(await turn.finished).toEqual({ success: true })
+    const long = await s.prompt({ query: '/stream 400 2' })
+    await s.steer('shorter please')
+    await long.finished
+    expect(await finish(s, 'after steering')).toEqual({ success: true })
+
+    // A fork from the middle, prompted: it starts from its parent's settled context.
+    const at = (await s.messages({ limit: 10 })).items[0]!
+    const child = await s.fork({ message_id: at.message_id })
+    m.use(rt, child)
+    expect(await finish(child, 'in the fork')).toEqual({ success: true })
+    m.use(rt, s)
+    expect(await finish(s, 'back in the parent')).toEqual({ success: true })
+
+    await s.compact()
+    expect(await finish(s, 'after compacting')).toEqual({ success: true })
+
+    // A restart: the context is read cold, then kept incrementally again.
+    await rt.close()
+    rt = sqliteRuntime({ dataDir, models: [m.model] })
+    s = (await rt.sessions.get(s.session_id))!
+    m.use(rt, s)
+    expect(await finish(s, 'after a restart')).toEqual({ success: true })
+    expect(await finish(s, 'and once more')).toEqual({ success: true })
+    await rt.sessions.clear_messages(s.session_id)
+    expect(await finish(s, 'after clearing')).toEqual({ success: true })
+
+    expect(m.requests.length).toBeGreaterThan(15)
+    expect(m.requests.map((r) => r.messages)).toEqual(m.expected)
+    await rt.close()
+  })
+
+  it('keeps the context within the window: the newest messages, starting at a user message', async () => {
+    const window = 200 // tokens: a few hundred characters
+    const m = checkedModel(window)
+    const rt = sqliteRuntime({ models: [m.model] })
+    const s = await rt.sessions.create()
+    m.use(rt, s)
+    await s.set({ model: 'checked' })
+    for (let i = 0; i < 12; i++) await finish(s, `question ${i} ` + 'long '.repeat((i * 37) % 90))
+    // Every trimmed request is a suffix of the full context that starts with a user message.
+    let trimmed = 0
+    m.requests.forEach((r, i) => {
+      const full = m.expected[i]!
+      if (r.messages.length === full.length) return expect(r.messages).toEqual(full)
+      trimmed++
+      expect(r.messages).toEqual(full.slice(full.length - r.messages.length))
+      expect(r.messages[0]!.role).toBe('user')
+    })
+    expect(trimmed).toBeGreaterThan(4)
+    const last = m.requests.at(-1)!.messages
+    const chars = (mm: ModelMessage) => JSON.stringify(mm.content).length
+    const settled = last.slice(0, -1) // the running turn's own prompt is always sent
+    expect(settled.reduce((n, mm) => n + chars(mm), 0)).toBeLessThan(
+      budgetFor({ context_window: window }) * 2,
+    )
+    await rt.close()
+  })
+
+  it('counts the characters a message costs in the window', () => {
+    expect(
+      messageChars({
+        message_id: 'm',
+        session_id: 's',
+        seq: 1,
+        role: 'assistant',
+        kind: 'text',
+        status: 'complete',
+        revision: 1,
+        created_at: 0,
+        updated_at: 0,
+        parts: [
+          { type: 'text', part_id: 'p', text: 'abcd' },
+          {
+            type: 'tool_call',
+            part_id: 'q',
+            tool_call_id: 'c',
+            name: 'x',
+            status: 'done',
+            input: { a: 1 },
+            output: 'ok',
+          },
+        ],
+      } as never),
+    ).toBe(4 + '{"a":1}'.length + '"ok"'.length)
+  })
+})
