@@ -11,17 +11,25 @@ export interface SessionItemProps {
   depth?: number
   /** Nested forks. */
   children?: ReactNode
+  /** A root's place in the whole (virtualised) list, for assistive technology. */
+  position?: { index: number; size: number }
 }
 
 /** One sidebar row: opens the session; removing it asks for confirmation in place. */
-export function SessionItem({ info, selected, depth = 0, children }: SessionItemProps) {
+export function SessionItem({ info, selected, depth = 0, children, position }: SessionItemProps) {
   const { openSession, removeSession } = useActions()
   const [confirming, setConfirming] = useState(false)
   const title = info.title || 'New chat'
   const fork = info.parent
 
   return (
-    <li className="session-node" data-depth={depth}>
+    <li
+      className="session-node"
+      data-depth={depth}
+      data-key={position ? info.session_id : undefined}
+      aria-posinset={position ? position.index + 1 : undefined}
+      aria-setsize={position?.size}
+    >
       {confirming ? (
         <div className="session-item confirming">
           <span className="confirm-text">Remove “{title}”?</span>

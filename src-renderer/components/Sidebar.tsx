@@ -1,4 +1,7 @@
-import { useMemo } from 'react'
+/* eslint-disable react-hooks/immutability -- the row-height cache is mutated outside React's
+ * data flow, as in Transcript.tsx; re-renders are requested through `measured`. */
+import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
+import { computeOffsets, visibleRange } from '../lib/virtual'
 import { sessionTree, type TreeNode } from '../state/tree'
 import { useActions, useApp } from '../state/hooks'
 import { ArchiveSection } from './ArchiveSection'
@@ -6,17 +9,142 @@ import { GearIcon, PlusIcon } from './Icons'
 import { SearchBox, SearchResults } from './Search'
 import { SessionItem } from './SessionItem'
 
-function Branch({ node, openId }: { node: TreeNode; openId: string | null }) {
+/** Estimated height (px) of a root row before it is measured. */
+const ROW_ESTIMATE = 44
+/** Rows rendered beyond the visible part of the list, above and below (px). */
+const OVERSCAN = 600
+
+/** True when `openId` is this node or one of its forks (its row must re-render). */
+function holds(node: TreeNode, id: string | null): boolean {
+  return id !== null && (node.info.session_id === id || node.children.some((c) => holds(c, id)))
+}
+
+interface BranchProps {
+  node: TreeNode
+  openId: string | null
+  position?: { index: number; size: number }
+}
+
+const Branch = memo(
+  function Branch({ node, openId, position }: BranchProps) {
+    return (
+      <SessionItem
+        info={node.info}
+        depth={node.depth}
+        selected={node.info.session_id === openId}
+        position={position}
+      >
+        {node.children.length > 0 && (
+          <ul className="session-children" aria-label={`Forks of ${node.info.title}`}>
+            {node.children.map((c) => (
+              <Branch key={c.info.session_id} node={c} openId={openId} />
+            ))}
+          </ul>
+        )}
+      </SessionItem>
+    )
+  },
+  // Opening a session re-renders the two rows it concerns, not all 2,000.
+  (a, b) =>
+    a.node === b.node &&
+    a.position?.index === b.position?.index &&
+    a.position?.size === b.position?.size &&
+    (a.openId === b.openId || (!holds(a.node, a.openId) && !holds(b.node, b.openId))),
+)
+
+/**
+ * The session tree, virtualised by root (a root row carries its forks): only the rows near the
+ * visible part of the scroller are in the DOM, so 2,000 chats cost what 30 do, for layout and
+ * for every frame painted while a reply streams. Spacers above and below keep the scroll
+ * height; rows are measured as they render. Keyboard navigation goes through the store
+ * (`openRelative`), and the open session is scrolled into view when it changes.
+ */
+function SessionList({ tree, openId }: { tree: TreeNode[]; openId: string | null }) {
+  const ref = useRef<HTMLUListElement>(null)
+  const [heights] = useState(() => new Map<string, number>())
+  const [measured, setMeasured] = useState(0)
+  const [view, setView] = useState({ top: 0, height: 800 })
+  const keys = useMemo(() => tree.map((n) => n.info.session_id), [tree])
+  const offsets = useMemo(
+    () => computeOffsets(keys, heights, ROW_ESTIMATE),
+    // `measured` changes whenever a height does (the map is mutated in place).
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [keys, heights, measured],
+  )
+  // The list is the scroller's first child: its rows start at the scroller's top.
+  const { start, end } = visibleRange(offsets, view.top, view.height, OVERSCAN)
+  const total = offsets[keys.length]
+
+  // Follow the scroller (the list shares it with the archive section below).
+  useEffect(() => {
+    const scroller = ref.current?.parentElement
+    if (!scroller) return
+    const update = () =>
+      setView((v) =>
+        v.top === scroller.scrollTop && v.height === scroller.clientHeight
+          ? v
+          : { top: scroller.scrollTop, height: scroller.clientHeight },
+      )
+    update()
+    scroller.addEventListener('scroll', update, { passive: true })
+    const ro = typeof ResizeObserver === 'undefined' ? null : new ResizeObserver(update)
+    ro?.observe(scroller)
+    return () => {
+      scroller.removeEventListener('scroll', update)
+      ro?.disconnect()
+    }
+  }, [])
+
+  // Measure the rendered roots (forks open, titles wrap); re-render only if one changed. Runs
+  // after every render on purpose; the state update is guarded by a real change.
+  // eslint-disable-next-line react-hooks/exhaustive-deps
+  useLayoutEffect(() => {
+    const list = ref.current
+    if (!list) return
+    let changed = false
+    for (const li of list.children) {
+      const key = (li as HTMLElement).dataset.key
+      if (!key) continue
+      const h = (li as HTMLElement).offsetHeight
+      if (Math.abs((heights.get(key) ?? -1) - h) >= 0.5) {
+        heights.set(key, h)
+        changed = true
+      }
+    }
+    if (changed) setMeasured((n) => n + 1)
+  })
+
+  // The open session (from a shortcut, a search hit, another window) is scrolled into view.
+  const rootOfOpen = useMemo(() => tree.findIndex((n) => holds(n, openId)), [tree, openId])
+  useLayoutEffect(() => {
+    const list = ref.current
+    const scroller = list?.parentElement
+    if (!list || !scroller || rootOfOpen < 0) return
+    const top = offsets[rootOfOpen]
+    const bottom = offsets[rootOfOpen + 1] + 12
+    if (top < scroller.scrollTop) scroller.scrollTop = top
+    else if (bottom > scroller.scrollTop + scroller.clientHeight)
+      scroller.scrollTop = bottom - scroller.clientHeight
+    // Only when the open session changes, not on every measurement.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [rootOfOpen])
+
   return (
-    <SessionItem info={node.info} depth={node.depth} selected={node.info.session_id === openId}>
-      {node.children.length > 0 && (
-        <ul className="session-children" aria-label={`Forks of ${node.info.title}`}>
-          {node.children.map((c) => (
-            <Branch key={c.info.session_id} node={c} openId={openId} />
-          ))}
-        </ul>
-      )}
-    </SessionItem>
+    <ul
+      ref={ref}
+      className="session-list"
+      aria-label="Chats"
+      style={{ paddingTop: 4 + offsets[start], paddingBottom: 8 + total - offsets[end] }}
+    >
+      {tree.slice(start, end).map((n, i) => (
+        <Branch
+          key={n.info.session_id}
+          node={n}
+          openId={openId}
+          position={{ index: start + i, size: tree.length }}
+        />
+      ))}
+    </ul>
   )
 }
 
@@ -48,11 +176,7 @@ export function Sidebar() {
           {ready && sessions.length === 0 ? (
             <p className="sidebar-empty">No conversations yet.</p>
           ) : (
-            <ul className="session-list">
-              {tree.map((n) => (
-                <Branch key={n.info.session_id} node={n} openId={openId} />
-              ))}
-            </ul>
+            <SessionList tree={tree} openId={openId} />
           )}
           <ArchiveSection />
         </div>
