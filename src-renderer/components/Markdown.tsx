@@ -1,7 +1,7 @@
-import { isValidElement, memo, useMemo, type ReactNode } from 'react'
+import { isValidElement, memo, useMemo, useState, type ReactNode } from 'react'
 import ReactMarkdown, { type Components } from 'react-markdown'
 import remarkGfm from 'remark-gfm'
-import { splitBlocks } from '../lib/blocks'
+import { splitBlocksIncremental, type BlockSplit } from '../lib/blocks'
 import { CodeBlock } from './CodeBlock'
 
 const plugins = [remarkGfm]
@@ -39,7 +39,14 @@ const Block = memo(function Block({ text }: { text: string }) {
  * rendered (react-markdown without rehype-raw); unsafe URLs are dropped by its default transform.
  */
 export const Markdown = memo(function Markdown({ text }: { text: string }) {
-  const blocks = useMemo(() => splitBlocks(text), [text])
+  // The previous split, resumed when the text grows (a streaming reply): each frame scans only
+  // the new text, and the finished blocks keep their text, so their memo skips them.
+  const [last] = useState<{ split: BlockSplit | null }>(() => ({ split: null }))
+  const blocks = useMemo(() => {
+    // A cache, not state: nothing renders from it.
+    last.split = splitBlocksIncremental(last.split, text)
+    return last.split.blocks
+  }, [last, text])
   return (
     <div className="markdown">
       {blocks.map((b, i) => (

@@ -49,3 +49,139 @@ function cutLong(text: string, max: number): string[] {
   out.push(text.slice(start))
   return out
 }
+
+/**
+ * The state of an incremental split: what `splitBlocks(text)` returns, plus where to resume
+ * when the text grows. A streaming reply only ever grows at its end, so each frame scans only
+ * the new lines and re-cuts only the growing tail: the cost per frame does not depend on the
+ * reply's length.
+ */
+export interface BlockSplit {
+  readonly text: string
+  /** Equal to `splitBlocks(text, max)`. */
+  readonly blocks: string[]
+  readonly max: number
+  /** Pieces of the blocks that can no longer change (every block before the tail). */
+  readonly done: string[]
+  /** Offset of the tail block (the one the next text may still extend). */
+  readonly tailStart: number
+  /** Offset just past the last complete line scanned. */
+  readonly scanPos: number
+  /** Scanner state at `scanPos`: the open fence's character, and whether the line before was blank. */
+  readonly fence: string | null
+  readonly blank: boolean
+  /** Final pieces of a tail longer than `max`, and where cutting resumes. */
+  readonly cuts: string[]
+  readonly cutFrom: number
+}
+
+function fresh(max: number): BlockSplit {
+  return {
+    text: '',
+    blocks: [],
+    max,
+    done: [],
+    tailStart: 0,
+    scanPos: 0,
+    fence: null,
+    blank: false,
+    cuts: [],
+    cutFrom: 0,
+  }
+}
+
+/** A line that starts a new block after a blank line (outside a fence): its first character decides. */
+const startsBlock = (line: string) => line !== '' && !/^\s/.test(line)
+
+/**
+ * `splitBlocks(text, max)`, resumed from the split of an earlier prefix of `text` (pass the
+ * previous result; anything else, or a text that does not extend it, splits from scratch).
+ */
+export function splitBlocksIncremental(
+  prev: BlockSplit | null | undefined,
+  text: string,
+  max = MAX_BLOCK,
+): BlockSplit {
+  if (prev && prev.text === text && prev.max === max) return prev
+  const s = prev && prev.max === max && text.startsWith(prev.text) ? prev : fresh(max)
+  let done = s.done
+  let { tailStart, fence, blank, cuts, cutFrom } = s
+  const finish = (end: number) => {
+    // The tail block ends at `end` (its last newline is dropped, as splitBlocks joins lines).
+    const pieces = cuts.slice()
+    if (end - tailStart > max && !FENCE.test(text.slice(tailStart, tailStart + 16)))
+      pieces.push(...restFrom(text, cutFrom, end, max))
+    else pieces.push(text.slice(tailStart, end))
+    if (done === s.done) done = done.slice()
+    done.push(...pieces)
+  }
+  const boundary = (at: number) => {
+    finish(at - 1)
+    tailStart = at
+    cuts = []
+    cutFrom = at
+  }
+  // Complete lines since the last scan.
+  let pos = s.scanPos
+  for (let nl = text.indexOf('\n', pos); nl >= 0; nl = text.indexOf('\n', pos)) {
+    const line = text.slice(pos, nl)
+    if (fence === null && blank && startsBlock(line) && pos > tailStart) boundary(pos)
+    const f = FENCE.exec(line)
+    if (f) {
+      if (fence === null) fence = f[1][0]
+      else if (f[1][0] === fence) fence = null
+    }
+    blank = line.trim() === '' && fence === null
+    pos = nl + 1
+  }
+  // The unfinished last line: once it has a first character, whether it starts a block is known.
+  const partial = text.slice(pos)
+  if (fence === null && blank && startsBlock(partial) && pos > tailStart) {
+    boundary(pos)
+    blank = false // taken: the line must not start a block again when it completes
+  }
+  // The tail: cut at whitespace when long; pieces followed by more than `max` characters are final.
+  let tail: string[]
+  if (text.length - tailStart > max && !FENCE.test(text.slice(tailStart, tailStart + 16))) {
+    let fixed = cuts
+    // Final only if the block surely extends past this piece's window (its end may lose a newline).
+    while (text.length - 1 - cutFrom > max) {
+      let cut = text.lastIndexOf(' ', cutFrom + max)
+      if (cut <= cutFrom) cut = cutFrom + max
+      if (fixed === cuts) fixed = cuts.slice()
+      fixed.push(text.slice(cutFrom, cut))
+      cutFrom = cut + 1
+    }
+    cuts = fixed
+    tail = [...cuts, ...restFrom(text, cutFrom, text.length, max)]
+  } else {
+    cuts = []
+    cutFrom = tailStart
+    tail = [text.slice(tailStart)]
+  }
+  return {
+    text,
+    blocks: done.concat(tail),
+    max,
+    done,
+    tailStart,
+    scanPos: pos,
+    fence,
+    blank,
+    cuts,
+    cutFrom,
+  }
+}
+
+/** The pieces of text[from, end) as cutLong would make them from `from` on. */
+function restFrom(text: string, from: number, end: number, max: number): string[] {
+  const out: string[] = []
+  while (end - from > max) {
+    let cut = text.lastIndexOf(' ', from + max)
+    if (cut <= from) cut = from + max
+    out.push(text.slice(from, cut))
+    from = cut + 1
+  }
+  out.push(text.slice(from, end))
+  return out
+}

@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest'
 import type { SnapshotInfo } from '../../src-shared/types'
 import { createFrameBuffer } from '../../src-renderer/client/frames'
-import { MAX_BLOCK, splitBlocks } from '../../src-renderer/lib/blocks'
+import {
+  MAX_BLOCK,
+  splitBlocks,
+  splitBlocksIncremental,
+  type BlockSplit,
+} from '../../src-renderer/lib/blocks'
 import { highlight } from '../../src-renderer/lib/highlight'
 import { checkpointLabel, describeChange } from '../../src-renderer/lib/history'
 import { matchShortcut } from '../../src-renderer/lib/shortcuts'
@@ -72,6 +77,57 @@ describe('splitBlocks', () => {
     // Every finished piece is identical later (so memoised blocks are reused while streaming).
     expect(b.slice(0, a.length - 1)).toEqual(a.slice(0, -1))
     expect(b.join(' ')).toBe(words(3000))
+  })
+})
+
+describe('splitBlocksIncremental', () => {
+  // A small deterministic generator, so a failure reproduces.
+  const rng = (seed: number) => () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31
+  const pieces = [
+    'word ',
+    'longer words here ',
+    '\n',
+    '\n\n',
+    '  indented',
+    '- item',
+    '```',
+    '~~~',
+    '```js\n',
+    '# h',
+    '| a | b |',
+    'x'.repeat(40),
+  ]
+  const markdownish = (rand: () => number, n: number) =>
+    Array.from({ length: n }, () => pieces[Math.floor(rand() * pieces.length)]).join('')
+
+  it('equals splitBlocks at every step while a text grows in chunks of any size', () => {
+    for (let seed = 1; seed <= 40; seed++) {
+      const rand = rng(seed)
+      const text = markdownish(rand, 400)
+      const max = 60 + Math.floor(rand() * 200)
+      let split: BlockSplit | undefined
+      for (let at = 0; at < text.length;) {
+        at = Math.min(text.length, at + 1 + Math.floor(rand() * 30))
+        split = splitBlocksIncremental(split, text.slice(0, at), max)
+        expect(split.blocks).toEqual(splitBlocks(text.slice(0, at), max))
+      }
+    }
+  })
+
+  it('starts over when the text is not an extension, and reuses finished pieces when it is', () => {
+    const a = splitBlocksIncremental(undefined, 'one\n\ntwo\n\nthr')
+    const b = splitBlocksIncremental(a, 'one\n\ntwo\n\nthree')
+    expect(b.blocks).toEqual(['one\n', 'two\n', 'three'])
+    expect(b.done).toBe(a.done) // nothing finished meanwhile: the same array
+    expect(splitBlocksIncremental(b, 'rewritten\n\ntext').blocks).toEqual(['rewritten\n', 'text'])
+    expect(splitBlocksIncremental(b, b.text)).toBe(b)
+  })
+
+  it('does not mutate the split it resumes from (React may run a memo twice)', () => {
+    const a = splitBlocksIncremental(undefined, 'one\n\ntwo')
+    const copy = JSON.stringify(a)
+    splitBlocksIncremental(a, 'one\n\ntwo\n\nthree\n\nfour')
+    expect(JSON.stringify(a)).toBe(copy)
   })
 })
 
