@@ -1,11 +1,55 @@
-import { memo, useEffect, useState } from 'react'
+import { memo, useEffect, useMemo, useRef, useState } from 'react'
 import { highlight } from '../lib/highlight'
 import { copyText } from '../lib/clipboard'
+
+/**
+ * One IntersectionObserver for every code block: a block is highlighted once it comes near the
+ * viewport, so a reply with hundreds of blocks paints as fast as plain text and highlights only
+ * what is read. Where there is no IntersectionObserver (tests), blocks highlight at once.
+ */
+const waiting = new Map<Element, () => void>()
+let observer: IntersectionObserver | null | undefined
+
+function whenNear(el: Element, show: () => void): () => void {
+  if (observer === undefined)
+    observer =
+      typeof IntersectionObserver === 'undefined'
+        ? null
+        : new IntersectionObserver(
+            (entries) => {
+              for (const e of entries) {
+                if (!e.isIntersecting) continue
+                waiting.get(e.target)?.()
+                waiting.delete(e.target)
+                observer?.unobserve(e.target)
+              }
+            },
+            { rootMargin: '600px 0px' },
+          )
+  if (!observer) {
+    show()
+    return () => {}
+  }
+  waiting.set(el, show)
+  observer.observe(el)
+  return () => {
+    waiting.delete(el)
+    observer?.unobserve(el)
+  }
+}
 
 /** A fenced code block: highlighted when the language is known, with a copy button. */
 export const CodeBlock = memo(function CodeBlock({ code, language }: { code: string; language?: string }) {
   const [copied, setCopied] = useState(false)
-  const html = highlight(code, language)
+  const ref = useRef<HTMLDivElement>(null)
+  const [near, setNear] = useState(false)
+  const html = useMemo(() => (near ? highlight(code, language) : null), [near, code, language])
+
+  useEffect(() => {
+    const el = ref.current
+    if (near || !el || !language) return
+    return whenNear(el, () => setNear(true))
+  }, [near, language])
 
   useEffect(() => {
     if (!copied) return
@@ -14,7 +58,7 @@ export const CodeBlock = memo(function CodeBlock({ code, language }: { code: str
   }, [copied])
 
   return (
-    <div className="code-block">
+    <div ref={ref} className="code-block">
       <div className="code-head">
         <span className="code-lang">{language ?? 'text'}</span>
         <button
