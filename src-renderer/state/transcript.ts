@@ -230,13 +230,63 @@ export function applyToTranscript(t: Transcript, m: MessageMutation): Transcript
   }
 }
 
+/** Index of `message_id` among the messages with this `seq` (seq never changes), or -1. */
+function indexBySeq(messages: SessionMessage[], seq: number, message_id: string): number {
+  let lo = 0
+  let hi = messages.length
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1
+    if (messages[mid].seq < seq) lo = mid + 1
+    else hi = mid
+  }
+  for (let i = lo; i < messages.length && messages[i].seq === seq; i++)
+    if (messages[i].message_id === message_id) return i
+  return -1
+}
+
 /**
  * Merges one `messages()` page (any order) by `message_id` + `revision`. `older` pages come
  * from "load earlier" and move the cursor back; the latest page sets it only the first time.
+ *
+ * One pass for the whole page, so merging a page costs O(page + loaded) array copying, not a
+ * search and a copy per message: known messages are found by `seq` (binary search), new ones
+ * are merged in as a sorted run (an older page is simply put in front).
  */
 export function loadPage(t: Transcript, page: MessagesPage, opts: { older?: boolean } = {}): Transcript {
-  let next = t
-  for (const message of page.items) next = mergeOne(next, message)
+  const items = page.items.slice().sort((a, b) => a.seq - b.seq)
+  let messages = t.messages
+  let interactions = t.interactions
+  const fresh: SessionMessage[] = []
+  const touched: string[] = []
+  for (const incoming of items) {
+    const at = indexBySeq(messages, incoming.seq, incoming.message_id)
+    const merged = mergeMessage(at >= 0 ? messages[at] : undefined, incoming)
+    if (!merged) continue
+    if (at >= 0) {
+      if (messages === t.messages) messages = messages.slice()
+      messages[at] = merged
+    } else fresh.push(merged)
+    interactions = noteInteractions(interactions, merged.message_id, merged.parts)
+    touched.push(merged.message_id)
+  }
+  if (fresh.length > 0) {
+    if (messages.length === 0 || fresh[fresh.length - 1].seq < messages[0].seq)
+      messages = fresh.concat(messages)
+    else {
+      // Two sorted runs; on equal seq the loaded message stays first (arrival order).
+      const out: SessionMessage[] = []
+      let i = 0
+      let j = 0
+      while (i < messages.length || j < fresh.length) {
+        if (j >= fresh.length || (i < messages.length && messages[i].seq <= fresh[j].seq))
+          out.push(messages[i++])
+        else out.push(fresh[j++])
+      }
+      messages = out
+    }
+  }
+  let next: Transcript = { ...t, messages, interactions }
+  if (next.held.length > 0) for (const id of touched) next = replayHeld(next, id)
   const older_cursor = opts.older || !t.loaded ? page.next_cursor : t.older_cursor
   return { ...next, older_cursor, loaded: true }
 }

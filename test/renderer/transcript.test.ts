@@ -209,6 +209,21 @@ describe('session mutations', () => {
 })
 
 describe('loadPage', () => {
+  it('puts an older page in front and interleaves a page that overlaps what is loaded', () => {
+    let t = loadPage(emptyTranscript(SID), { items: [msg('m5', 5), msg('m7', 7)], next_cursor: 'c' })
+    t = loadPage(t, { items: [msg('m2', 2), msg('m1', 1)], next_cursor: 'c2' }, { older: true })
+    expect(ids(t)).toEqual(['m1', 'm2', 'm5', 'm7'])
+    expect(t.older_cursor).toBe('c2')
+    // Known ones are replaced by their newer revision in place, new ones land in seq order.
+    t = loadPage(t, {
+      items: [msg('m8', 8), msg('m5', 5, { revision: 3, parts: [text('p', 'edited')] }), msg('m6', 6)],
+      next_cursor: 'c3',
+    })
+    expect(ids(t)).toEqual(['m1', 'm2', 'm5', 'm6', 'm7', 'm8'])
+    expect(firstText(t.messages[2])).toBe('edited')
+    expect(t.older_cursor).toBe('c2') // the latest page moves the cursor only the first time
+  })
+
   it('merges a newest-first page into a sorted transcript without duplicates', () => {
     let t = run(open(), messageMut(msg('m3', 3, { revision: 2, parts: [text('p', 'live')] })))
     t = loadPage(t, {
