@@ -7,7 +7,7 @@
  *   3. load: 50 sessions streaming to 5 clients while a sixth measures round trips.
  * Usage: node out/main/chaos.js [--kills N] [--payloads N]
  */
-import { spawn, type ChildProcess } from 'node:child_process'
+
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -17,9 +17,9 @@ import WebSocket from 'ws'
 import { connectArbor, type RemoteArbor } from '../../src-shared/sdk'
 import { METHODS } from '../../src-shared/schemas'
 import { openRuntime } from '../runtime'
+import { host } from './host'
 import { percentile } from './stats'
 
-const SERVE = join(__dirname, 'serve.js')
 const dirs: string[] = []
 const fresh = () => {
   const d = mkdtempSync(join(tmpdir(), 'arbor-chaos-'))
@@ -29,22 +29,6 @@ const fresh = () => {
 const arg = (flag: string, fallback: number) => {
   const i = process.argv.indexOf(flag)
   return i >= 0 ? Number(process.argv[i + 1]) : fallback
-}
-
-async function host(dataDir: string): Promise<{ child: ChildProcess; url: string; token: string }> {
-  const child = spawn(process.execPath, [SERVE, '--data-dir', dataDir, '--port', '0'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let out = ''
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString()
-      const m = /Arbor is running at (http:\/\/\S+)/.exec(out)
-      if (m) resolve(m[1]!)
-    })
-    child.once('exit', (code) => reject(new Error(`host exited (${code}): ${out}`)))
-  })
-  return { child, url: url.replace(/\?.*$/, ''), token: new URL(url).searchParams.get('token')! }
 }
 
 async function randomKills(rounds: number): Promise<void> {

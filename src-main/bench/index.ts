@@ -6,11 +6,23 @@ import Database from 'better-sqlite3'
 import { mkdtempSync, rmSync, statSync, existsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { monitorEventLoopDelay, performance } from 'node:perf_hooks'
+import { performance } from 'node:perf_hooks'
 import { newId } from '../../src-shared/ids'
 import type { MessagesPage, SessionMessage } from '../../src-shared/types'
 import { openRuntime, type Runtime, type Session } from '../runtime'
-import { median, percentile } from './stats'
+import {
+  backlogAtScale,
+  coldStart,
+  DEFAULT_SCALE,
+  FULL_SCALE,
+  forkChain,
+  forkFirstDelta,
+  listVsRaw,
+  overTheWire,
+  searchAtScale,
+  seedScale,
+} from './scale'
+import { median } from './stats'
 
 const dirs: string[] = []
 function freshDir(): string {
@@ -204,103 +216,6 @@ async function firstPage(): Promise<void> {
   )
 }
 
-/** The event loop while 10 sessions stream and a client searches 100,000 messages for a common word. */
-async function loopWhileSearching(): Promise<void> {
-  const rt = open()
-  await seeded(rt, 100_000)
-  const streams = await Promise.all(Array.from({ length: 10 }, () => rt.sessions.create()))
-  const delay = monitorEventLoopDelay({ resolution: 1 })
-  delay.enable()
-  let searching = true
-  let searches = 0
-  const searcher = (async () => {
-    while (searching) {
-      await rt.sessions.search('message number', { limit: 50 })
-      searches++
-      // A client's next search arrives as a new task, as over the socket.
-      await new Promise((r) => setImmediate(r))
-    }
-  })()
-  await Promise.all(streams.map(async (s) => (await s.prompt({ query: '/stream 3000 1' })).finished))
-  searching = false
-  await searcher
-  delay.disable()
-  await rt.close()
-  const p99 = delay.percentile(99) / 1e6
-  line(
-    'event loop while 10 sessions stream and a client searches',
-    `p99 ${p99.toFixed(1)} ms, max ${(delay.max / 1e6).toFixed(1)} ms (${searches} searches of 100,000 messages meanwhile, in the search worker)`,
-    '≤ 20 ms',
-    p99 <= 20,
-  )
-}
-
-/** The session list of 2,000 sessions, against the raw SELECT of the same rows. */
-async function sessionList(): Promise<void> {
-  const dir = freshDir()
-  const rt = openRuntime({ dataDir: dir, log: () => {} })
-  for (let i = 0; i < 2000; i++) await rt.sessions.create({ title: `chat ${i}` })
-  const raw = new Database(join(dir, 'arbor.db'), { readonly: true })
-  const select = raw.prepare(
-    'SELECT * FROM sessions WHERE archived = 0 AND removed = 0 ORDER BY updated_at DESC',
-  )
-  const time = (fn: () => unknown) => {
-    const xs: number[] = []
-    for (let i = 0; i < 30; i++) {
-      const t0 = performance.now()
-      fn()
-      xs.push(performance.now() - t0)
-    }
-    return median(xs)
-  }
-  await rt.sessions.list() // warm
-  const xs: number[] = []
-  for (let i = 0; i < 30; i++) {
-    const t0 = performance.now()
-    await rt.sessions.list()
-    xs.push(performance.now() - t0)
-  }
-  const arbor = median(xs)
-  const base = time(() => select.all())
-  raw.close()
-  await rt.close()
-  line(
-    'sessions.list of 2,000 sessions',
-    `${arbor.toFixed(2)} ms, raw SELECT ${base.toFixed(2)} ms, ratio ${(arbor / base).toFixed(2)} (medians of 30)`,
-    '≤ 1.5× the raw SELECT',
-    arbor / base <= 1.5,
-  )
-}
-
-/** The first search after a database grew: the index is kept at write time, so no catch-up. */
-async function firstSearch(): Promise<void> {
-  const rt = open()
-  await seeded(rt, 100_000)
-  const t0 = performance.now()
-  const hits = await rt.sessions.search('number 4242', { limit: 20 })
-  const first = performance.now() - t0
-  // A word in every message: the cost is the candidates read, not the 100,000 matches.
-  const common: number[] = []
-  for (let i = 0; i < 20; i++) {
-    const t = performance.now()
-    await rt.sessions.search('message', { limit: 50 })
-    common.push(performance.now() - t)
-  }
-  await rt.close()
-  line(
-    'search for a word in every one of 100,000 messages',
-    `p95 ${percentile(common, 95).toFixed(1)} ms (median ${median(common).toFixed(1)} ms)`,
-    '≤ 100 ms',
-    percentile(common, 95) <= 100,
-  )
-  line(
-    'first search after 100,000 messages were written',
-    `${first.toFixed(1)} ms (${hits.length} hits)`,
-    '≤ 100 ms',
-    first <= 100,
-  )
-}
-
 async function deltaFanOut(): Promise<void> {
   const rt = open()
   const s = await rt.sessions.create()
@@ -323,28 +238,43 @@ async function deltaFanOut(): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  if (process.argv.includes('--search-only')) {
-    await firstSearch()
-    await loopWhileSearching()
-    return
-  }
-  if (process.argv.includes('--list-only')) {
-    await sessionList()
-    return
-  }
   if (process.argv.includes('--storage-only')) {
     await storageGrowth()
     return
   }
-  console.log(`Arbor bench — node ${process.version}, ${process.platform}/${process.arch}`)
+  const full = process.argv.includes('--full')
+  const scale = full ? FULL_SCALE : DEFAULT_SCALE
+  console.log(
+    `Arbor bench — node ${process.version}, ${process.platform}/${process.arch}, ${full ? 'full scale (--full)' : 'default scale (--full for 1.1 M messages)'}`,
+  )
+  // --only=a,b runs just those scale figures (names as below), for working on one of them.
+  const only = process.argv
+    .find((a) => a.startsWith('--only='))
+    ?.slice('--only='.length)
+    .split(',')
+  if (!only && !process.argv.includes('--scale-only')) await smallFigures()
+  const dir = freshDir()
+  const { big, total } = await seedScale(dir, scale)
+  const figures: Array<[string, () => Promise<void>]> = [
+    ['cold', () => coldStart(dir)],
+    ['list', () => listVsRaw(dir)],
+    ['search', () => searchAtScale(dir, total)],
+    ['fork', () => forkFirstDelta(dir, big)],
+    ['chain', () => forkChain(dir)],
+    ['wire', () => overTheWire(dir, scale.sidebar + scale.sessions + 1)],
+    // Last: it drops the full-text index to measure indexing it again in the background.
+    ['backlog', () => backlogAtScale(dir, total)],
+  ]
+  for (const [name, run] of figures) if (!only || only.includes(name)) await run()
+  console.log('UI figures follow (scripts/ui-bench.mjs, Chromium through Playwright).')
+}
+
+async function smallFigures(): Promise<void> {
   await commitThroughput()
   await forkCost()
   await storageGrowth()
   await firstPage()
-  await firstSearch()
-  await sessionList()
   await deltaFanOut()
-  console.log('UI figures follow (scripts/ui-bench.mjs, Chromium through Playwright).')
 }
 
 main()

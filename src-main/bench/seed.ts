@@ -16,6 +16,8 @@ import { openRuntime, type Runtime } from '../runtime'
 export type SeedContent =
   /** Short alternating user / assistant texts. */
   | 'short'
+  /** Alternating questions and answers of a few hundred characters, from a varied vocabulary. */
+  | 'prose'
   /** One assistant reply with 500 fenced code blocks and 200 markdown tables. */
   | 'rich'
   /** One assistant reply of the same length as 'rich', in plain paragraphs. */
@@ -81,8 +83,27 @@ export function plainLike(text: string): string {
   return out.join('\n\n')
 }
 
+const WORDS = (
+  'the a of to and in is it that for on with as was at by this be from or have an not are but ' +
+  'session model reply question answer file folder tool approve deny fork history search window ' +
+  'network disk memory token stream delta branch commit query index sqlite worker thread render ' +
+  'python rust typescript function value error retry timeout cache page list table code block'
+).split(' ')
+
+/** A few hundred characters of varied words: every message differs, common words are common. */
+export function prose(i: number): string {
+  const out: string[] = [`Message ${i}:`]
+  let x = (i * 2654435761) >>> 0
+  for (let w = 0; w < 50; w++) {
+    x = (x * 1103515245 + 12345) >>> 0
+    out.push(WORDS[x % WORDS.length]!)
+  }
+  return out.join(' ') + '.'
+}
+
 function textFor(content: SeedContent, i: number): string {
   if (content === 'short') return `message number ${i} with a little text`
+  if (content === 'prose') return prose(i)
   const rich = richReply()
   return content === 'rich' ? rich : plainLike(rich)
 }
@@ -98,8 +119,8 @@ export function fillSession(
     rt.store.transaction(() => {
       for (let i = start; i < Math.min(count, start + CHUNK); i++) {
         // A single-message chat is the assistant's reply, after its question.
-        const body = content === 'short' ? textFor(content, i) : textFor(content, 1)
-        rt.store.insertMessage(seedMessage(session_id, content === 'short' ? i : 1, body))
+        const many = content === 'short' || content === 'prose'
+        rt.store.insertMessage(seedMessage(session_id, many ? i : 1, textFor(content, many ? i : 1)))
       }
     })
   }
@@ -118,7 +139,7 @@ export async function seed(
     }
     for (const c of opts.chats ?? []) {
       const s = await rt.sessions.create({ title: c.title })
-      if (c.content && c.content !== 'short')
+      if (c.content === 'rich' || c.content === 'plain-like-rich')
         rt.store.insertMessage(seedMessage(s.session_id, 0, 'Show me everything.'))
       fillSession(rt, s.session_id, c.messages, c.content)
       chats[c.title] = s.session_id

@@ -197,6 +197,11 @@ export interface MessageLog {
   getMessage(message_id: string): SessionMessage | undefined
   /** Newest first, below `before_seq` (exclusive), across the fork lineage. */
   listMessages(session_id: string, opts: { before_seq?: number; limit: number }): SessionMessage[]
+  /**
+   * The messages of one turn among the session's newest `within` (its own, never inherited
+   * ones), newest first. Only the matching rows are read.
+   */
+  turnMessages(session_id: string, turn_id: string, within: number): SessionMessage[]
   /** Oldest first, from `from_seq` (inclusive), across the fork lineage: the model context. */
   contextMessages(session_id: string, from_seq: number): SessionMessage[]
   search(query: string, limit: number): SearchHit[]

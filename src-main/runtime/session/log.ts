@@ -88,7 +88,7 @@ export class MessageLog {
 
   /** The messages of one turn, newest first (a turn's messages are among the latest 200). */
   turnMessages(turn_id: string): SessionMessage[] {
-    return this.ctx.store.listMessages(this.ctx.id, { limit: 200 }).filter((m) => m.turn_id === turn_id)
+    return this.ctx.store.turnMessages(this.ctx.id, turn_id, 200)
   }
 
   /**

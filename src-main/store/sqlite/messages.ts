@@ -23,6 +23,8 @@ export function sqliteMessageLog(db: Db, lineage: Lineage, settings: SettingsSto
     getMessage: p('SELECT * FROM messages WHERE message_id = ?'),
     pageMessages: p(`SELECT * FROM messages WHERE session_id = ? AND seq > ? AND seq <= ? AND seq < ?
         ORDER BY seq DESC LIMIT ?`),
+    turnMessages: p(`SELECT * FROM messages WHERE session_id = ? AND seq > ? AND turn_id = ?
+        ORDER BY seq DESC`),
     rangeMessages: p('SELECT * FROM messages WHERE session_id = ? AND seq > ? AND seq <= ? ORDER BY seq ASC'),
     ftsBacklog: p(`SELECT id, parts, status FROM messages WHERE id > ? AND id <= ? ORDER BY id ASC LIMIT ?`),
     ftsInsert: p('INSERT INTO messages_fts(rowid, text) VALUES (?, ?)'),
@@ -123,6 +125,18 @@ export function sqliteMessageLog(db: Db, lineage: Lineage, settings: SettingsSto
         for (const r of rows) out.push(toMessage(r))
       }
       return out
+    },
+
+    turnMessages(session_id, turn_id, within) {
+      const session = lineage.sessionRow(session_id)
+      if (!session) return []
+      const floor = Math.max(
+        0,
+        (session.visible_from_seq as number) - 1,
+        session.fork_seq as number,
+        (session.last_seq as number) - within,
+      )
+      return (stmts.turnMessages.all(session_id, floor, turn_id) as Row[]).map(toMessage)
     },
 
     contextMessages(session_id, from_seq) {

@@ -1,0 +1,486 @@
+/**
+ * The bench at real sizes (issue 10): one data folder seeded with many sessions of many
+ * messages, a 100,000-message session and 2,000 chats in the sidebar, and each figure measured
+ * as Arbor against its baseline (raw better-sqlite3 with the same pragmas, a raw `ws` server
+ * pushing the same frames), side by side with the ratio and the target.
+ */
+import Database from 'better-sqlite3'
+import { spawn } from 'node:child_process'
+import { createRequire } from 'node:module'
+import { statSync } from 'node:fs'
+import { join } from 'node:path'
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks'
+import WebSocket from 'ws'
+import { connectArbor } from '../../src-shared/sdk'
+import type { SessionMutation } from '../../src-shared/types'
+import { openRuntime, type Session } from '../runtime'
+import { host } from './host'
+import { fillSession, seed } from './seed'
+import { median, percentile } from './stats'
+
+export interface Scale {
+  /** Sessions of `perSession` messages each, besides the big one and the sidebar. */
+  sessions: number
+  perSession: number
+  /** Messages in the one big session (forked, searched, opened). */
+  big: number
+  /** Two-message chats, so the sidebar holds this many. */
+  sidebar: number
+}
+
+export const DEFAULT_SCALE: Scale = { sessions: 10, perSession: 1000, big: 100_000, sidebar: 2000 }
+export const FULL_SCALE: Scale = { sessions: 1000, perSession: 1000, big: 100_000, sidebar: 2000 }
+
+const quiet = { log: () => {} }
+
+/** One figure: Arbor, its baseline, the ratio and the target, on one line. */
+export function compare(
+  name: string,
+  arbor: number,
+  base: number,
+  baseName: string,
+  target: { ratio?: number; max?: number; diff?: number },
+  extra = '',
+): void {
+  const ratio = arbor / base
+  const okRatio = target.ratio === undefined || ratio <= target.ratio
+  const okMax = target.max === undefined || arbor <= target.max
+  const okDiff = target.diff === undefined || arbor - base <= target.diff
+  const t = [
+    target.ratio !== undefined ? `≤ ${target.ratio}× baseline` : '',
+    target.max !== undefined ? `≤ ${target.max} ms` : '',
+    target.diff !== undefined ? `Arbor − baseline ≤ ${target.diff} ms, here ${fmt(arbor - base)} ms` : '',
+  ]
+    .filter(Boolean)
+    .join(', ')
+  console.log(
+    `${name}: Arbor ${fmt(arbor)} ms vs ${baseName} ${fmt(base)} ms, ratio ${ratio.toFixed(2)} (target ${t}) ${okRatio && okMax && okDiff ? 'OK' : 'MISSED'}${extra ? ` — ${extra}` : ''}`,
+  )
+}
+
+const fmt = (ms: number) => (ms < 10 ? ms.toFixed(2) : ms.toFixed(1))
+
+function times(n: number, fn: () => void): number[] {
+  const xs: number[] = []
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now()
+    fn()
+    xs.push(performance.now() - t0)
+  }
+  return xs
+}
+
+async function timesAsync(n: number, fn: () => Promise<unknown>): Promise<number[]> {
+  const xs: number[] = []
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now()
+    await fn()
+    xs.push(performance.now() - t0)
+  }
+  return xs
+}
+
+/** A raw connection with the store's pragmas: the baseline for every read. */
+function raw(dir: string): Database.Database {
+  const db = new Database(join(dir, 'arbor.db'), { readonly: true })
+  db.pragma('journal_mode = WAL')
+  db.pragma('synchronous = NORMAL')
+  return db
+}
+
+export async function seedScale(dir: string, scale: Scale): Promise<{ big: string; total: number }> {
+  const t0 = performance.now()
+  const { chats } = await seed(dir, { sidebar: scale.sidebar, chats: [{ title: 'Big', messages: 0 }] })
+  const rt = openRuntime({ dataDir: dir, ...quiet })
+  try {
+    fillSession(rt, chats.Big!, scale.big, 'prose')
+    for (let i = 0; i < scale.sessions; i++) {
+      const s = await rt.sessions.create({ title: `History ${i}` })
+      fillSession(rt, s.session_id, scale.perSession, 'prose')
+    }
+  } finally {
+    await rt.close()
+  }
+  const total = scale.big + scale.sessions * scale.perSession + scale.sidebar * 2
+  const bytes = ['arbor.db', 'arbor.db-wal']
+    .map((f) => statSync(join(dir, f), { throwIfNoEntry: false })?.size ?? 0)
+    .reduce((a, b) => a + b, 0)
+  console.log(
+    `scale: ${total.toLocaleString('en')} messages (${scale.sessions} sessions × ${scale.perSession}, one of ${scale.big.toLocaleString('en')}, ${scale.sidebar} two-message chats), ${(bytes / 1e9).toFixed(2)} GB, seeded in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+  )
+  return { big: chats.Big!, total }
+}
+
+/** Item 10: runtime open + the session list, vs opening the file raw and selecting the rows. */
+export async function coldStart(dir: string): Promise<void> {
+  const arbor: number[] = []
+  const base: number[] = []
+  for (let i = 0; i < 5; i++) {
+    let t0 = performance.now()
+    const rt = openRuntime({ dataDir: dir, ...quiet })
+    const list = await rt.sessions.list()
+    arbor.push(performance.now() - t0)
+    await rt.close()
+    t0 = performance.now()
+    const db = new Database(join(dir, 'arbor.db'))
+    db.pragma('journal_mode = WAL')
+    db.pragma('synchronous = NORMAL')
+    const rows = db
+      .prepare('SELECT * FROM sessions WHERE archived = 0 AND removed = 0 ORDER BY updated_at DESC')
+      .all()
+    base.push(performance.now() - t0)
+    db.close()
+    if (rows.length !== list.length) throw new Error(`list ${list.length} vs raw ${rows.length}`)
+  }
+  compare(
+    'cold start (open + session list)',
+    median(arbor),
+    median(base),
+    'raw open + SELECT',
+    { ratio: 2 },
+    'medians of 5',
+  )
+}
+
+/** Item 3: sessions.list of every session vs the raw SELECT of the same rows. */
+export async function listVsRaw(dir: string): Promise<void> {
+  const rt = openRuntime({ dataDir: dir, ...quiet })
+  const db = raw(dir)
+  const select = db.prepare(
+    'SELECT * FROM sessions WHERE archived = 0 AND removed = 0 ORDER BY updated_at DESC',
+  )
+  const n = (await rt.sessions.list()).length
+  select.all()
+  const a = await timesAsync(30, () => rt.sessions.list())
+  const b = times(30, () => select.all())
+  db.close()
+  await rt.close()
+  compare(
+    `sessions.list of ${n} sessions`,
+    median(a),
+    median(b),
+    'raw SELECT',
+    { ratio: 1.5 },
+    'medians of 30',
+  )
+}
+
+/** Items 1 and 2: searches at this size vs the raw full-text query that ranks every match. */
+export async function searchAtScale(dir: string, total: number): Promise<void> {
+  const rt = openRuntime({ dataDir: dir, ...quiet })
+  const db = raw(dir)
+  const t0 = performance.now()
+  await rt.sessions.search('python worker', { limit: 20 })
+  const first = performance.now() - t0
+  const common = await timesAsync(20, () => rt.sessions.search('the', { limit: 50 }))
+  const rare = await timesAsync(20, () => rt.sessions.search('Message 4242', { limit: 50 }))
+  const naive = db.prepare(`SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rank LIMIT 50`)
+  const rawCommon = times(5, () => naive.all('"the"'))
+  const rawRare = times(20, () => naive.all('"message" "4242"'))
+  db.close()
+  const label = `${total.toLocaleString('en')} messages`
+  compare(
+    `first search after ${label} were written`,
+    first,
+    median(rawRare),
+    'raw ranked MATCH',
+    { max: 100 },
+    'no catch-up: the index is kept at write time',
+  )
+  compare(
+    `search p95, a word in every message, ${label}`,
+    percentile(common, 95),
+    median(rawCommon),
+    'raw ranked MATCH (median)',
+    { max: 100 },
+  )
+  compare(
+    `search p95, a rare phrase, ${label}`,
+    percentile(rare, 95),
+    median(rawRare),
+    'raw ranked MATCH (median)',
+    { max: 100 },
+  )
+
+  // The event loop while 10 sessions stream and a client searches for common words.
+  const streams = await Promise.all(Array.from({ length: 10 }, () => rt.sessions.create()))
+  const idle = monitorEventLoopDelay({ resolution: 1 })
+  idle.enable()
+  await Promise.all(streams.map(async (s) => (await s.prompt({ query: '/stream 3000 1' })).finished))
+  idle.disable()
+  const delay = monitorEventLoopDelay({ resolution: 1 })
+  delay.enable()
+  let searching = true
+  let searches = 0
+  const searcher = (async () => {
+    const words = ['the', 'model', 'session reply', 'a of']
+    while (searching) {
+      await rt.sessions.search(words[searches % words.length]!, { limit: 50 })
+      searches++
+      await new Promise((r) => setImmediate(r))
+    }
+  })()
+  await Promise.all(streams.map(async (s) => (await s.prompt({ query: '/stream 3000 1' })).finished))
+  searching = false
+  await searcher
+  delay.disable()
+  for (const s of streams) await rt.sessions.remove(s.session_id)
+  await rt.close()
+  compare(
+    'event-loop p99 while 10 sessions stream and a client searches',
+    delay.percentile(99) / 1e6,
+    idle.percentile(99) / 1e6,
+    'streaming alone',
+    { max: 20 },
+    `${searches} searches meanwhile, in the search worker; max ${(delay.max / 1e6).toFixed(1)} ms`,
+  )
+}
+
+/**
+ * Item 1: a database whose messages were never indexed (as from before write-time indexing) is
+ * indexed in the background in chunks: how long that takes, and the event loop meanwhile.
+ */
+export async function backlogAtScale(dir: string, total: number): Promise<void> {
+  const db = new Database(join(dir, 'arbor.db'))
+  db.exec("INSERT INTO messages_fts(messages_fts) VALUES ('delete-all')")
+  db.exec("DELETE FROM settings WHERE key IN ('fts_indexed_upto', 'fts_live_from')")
+  db.close()
+  const idleRt = openRuntime({ dataDir: dir, ...quiet })
+  await idleRt.close()
+  const t0 = performance.now()
+  const rt = openRuntime({ dataDir: dir, ...quiet })
+  const delay = monitorEventLoopDelay({ resolution: 1 })
+  delay.enable()
+  const s = await rt.sessions.create()
+  const meanwhile = (async () => {
+    while (!rt.searchIndex().done) await (await s.prompt({ query: '/stream 200 1' })).finished
+  })()
+  const opened = performance.now() - t0
+  const searchT0 = performance.now()
+  await rt.sessions.search('the', { limit: 20 })
+  const searchMs = performance.now() - searchT0
+  while (!rt.searchIndex().done) await new Promise((r) => setTimeout(r, 50))
+  const seconds = (performance.now() - t0) / 1000
+  await meanwhile
+  delay.disable()
+  await rt.sessions.remove(s.session_id)
+  await rt.close()
+  console.log(
+    `background indexing of ${total.toLocaleString('en')} unindexed messages: ${seconds.toFixed(1)} s, ` +
+      `event-loop p99 ${(delay.percentile(99) / 1e6).toFixed(1)} ms meanwhile while a session streams (target ≤ 20 ms) ${delay.percentile(99) / 1e6 <= 20 ? 'OK' : 'MISSED'}; ` +
+      `open ${opened.toFixed(0)} ms, a search during it ${searchMs.toFixed(1)} ms (answers from what is indexed so far)`,
+  )
+}
+
+/** Item 4: prompt → first delta in a fork of the big session, vs in a fresh session. */
+export async function forkFirstDelta(dir: string, big: string): Promise<void> {
+  const rt = openRuntime({ dataDir: dir, ...quiet })
+  const firstDelta = async (s: Session) => {
+    let resolve!: () => void
+    const got = new Promise<void>((r) => (resolve = r))
+    const off = s.subscribe((m: SessionMutation) => {
+      if (m.variant === 'delta') resolve()
+    })
+    const t0 = performance.now()
+    const turn = await s.prompt({ query: '/stream 5 0' })
+    await got
+    const ms = performance.now() - t0
+    off()
+    await turn.finished
+    return ms
+  }
+  const parent = (await rt.sessions.get(big))!
+  const cold = await firstDelta(parent) // the first turn since start: the context is read, within the window
+  await firstDelta(parent)
+  const warm = await firstDelta(parent)
+  const forks: number[] = []
+  const fresh: number[] = []
+  for (let i = 0; i < 5; i++) {
+    forks.push(await firstDelta(await parent.fork()))
+    fresh.push(await firstDelta(await rt.sessions.create()))
+  }
+  await rt.close()
+  compare(
+    'prompt → first delta in a fork of the 100,000-message session',
+    median(forks),
+    median(fresh),
+    'a fresh session',
+    { ratio: 2 },
+    `medians of 5; in the session itself ${fmt(warm)} ms; its first turn after start ${fmt(cold)} ms (reads the newest messages up to the model's window, not the history)`,
+  )
+}
+
+/** Item 9: the first page at the tip of a 20-deep fork chain (2 messages per fork) vs depth 0. */
+export async function forkChain(dir: string): Promise<void> {
+  const rt = openRuntime({ dataDir: dir, ...quiet })
+  const flat = await rt.sessions.create()
+  fillSession(rt, flat.session_id, 42, 'prose')
+  let tip = await rt.sessions.create()
+  fillSession(rt, tip.session_id, 2, 'prose')
+  for (let d = 0; d < 20; d++) {
+    tip = await tip.fork()
+    fillSession(rt, tip.session_id, 2, 'prose')
+  }
+  // A chain forked from the middle of each parent: every segment is cut.
+  let cut = await rt.sessions.create()
+  fillSession(rt, cut.session_id, 4, 'prose')
+  for (let d = 0; d < 20; d++) {
+    const page = await cut.messages({ limit: 2 })
+    cut = await cut.fork({ message_id: page.items[0]!.message_id })
+    fillSession(rt, cut.session_id, 3, 'prose')
+  }
+  await tip.messages({ limit: 50 })
+  await flat.messages({ limit: 50 })
+  const a = await timesAsync(300, () => tip.messages({ limit: 50 }))
+  const c = await timesAsync(300, () => cut.messages({ limit: 50 }))
+  const b = await timesAsync(300, () => flat.messages({ limit: 50 }))
+  await rt.close()
+  compare(
+    'messages() at the tip of a 20-deep fork chain',
+    median(a),
+    median(b),
+    'depth 0',
+    { ratio: 1.5 },
+    'medians of 300',
+  )
+  compare(
+    'messages() at the tip of a 20-deep chain of mid-message forks',
+    median(c),
+    median(b),
+    'depth 0',
+    { ratio: 1.5 },
+    'medians of 300',
+  )
+}
+
+/** A raw `ws` server that answers a prompt frame with a result and a delta frame of Arbor's shape. */
+async function rawWsServer(): Promise<{ url: string; stop(): void }> {
+  const code = `
+    const { WebSocketServer } = require('ws')
+    const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' })
+    wss.on('listening', () => console.log('port ' + wss.address().port))
+    wss.on('connection', (ws) => ws.on('message', (d) => {
+      const f = JSON.parse(d.toString())
+      ws.send(JSON.stringify({ id: f.id, result: { ok: true, data: { id: 'trn_x', command_id: 'cmd_x' } } }))
+      ws.send(JSON.stringify({ type: 'mutation', mutation: { variant: 'delta', session_id: 's', message_id: 'm', part_id: 'p', field: 'text', text: 'word1 ' } }))
+    }))`
+  const child = spawn(process.execPath, ['-e', code], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    cwd: process.cwd(),
+  })
+  const port = await new Promise<string>((resolve) => {
+    child.stdout!.on('data', (d: Buffer) => {
+      const m = /port (\d+)/.exec(d.toString())
+      if (m) resolve(m[1]!)
+    })
+  })
+  return { url: `ws://127.0.0.1:${port}`, stop: () => child.kill() }
+}
+
+async function rawRoundTrips(n: number): Promise<number[]> {
+  const server = await rawWsServer()
+  const ws = new WebSocket(server.url)
+  await new Promise((r) => ws.once('open', r))
+  const xs: number[] = []
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now()
+    const got = new Promise<void>((resolve) => {
+      const on = (d: WebSocket.RawData) => {
+        const f = JSON.parse(d.toString()) as { type?: string }
+        if (f.type === 'mutation') {
+          ws.off('message', on)
+          resolve()
+        }
+      }
+      ws.on('message', on)
+    })
+    ws.send(JSON.stringify({ id: i, method: 'session.prompt', params: { session_id: 's', query: 'x' } }))
+    await got
+    xs.push(performance.now() - t0)
+  }
+  ws.close()
+  server.stop()
+  return xs
+}
+
+/**
+ * Item 3: prompt → first delta over the WebSocket host, vs a raw ws round trip of the same
+ * frames; then again with the app open in Chromium (a real tab showing the sidebar of every
+ * session and the chat being prompted). Item 10's app start → first paint is measured here too.
+ */
+export async function overTheWire(dir: string, sessions: number): Promise<void> {
+  const started = performance.now()
+  const h = await host(dir)
+  const hostUp = performance.now() - started
+  const arbor = await connectArbor({ url: h.url, token: h.token, WebSocket })
+  const s = await arbor.sessions.create({ title: 'Wire bench' })
+  const firstDeltas = async (n: number) => {
+    const xs: number[] = []
+    for (let i = 0; i < n; i++) {
+      let resolve!: () => void
+      const got = new Promise<void>((r) => (resolve = r))
+      const off = s.subscribe((m) => {
+        if (m.variant === 'delta') resolve()
+      })
+      const t0 = performance.now()
+      const turn = await s.prompt({ query: '/stream 3 0' })
+      await got
+      xs.push(performance.now() - t0)
+      off()
+      await turn.finished
+    }
+    return xs
+  }
+  await firstDeltas(5)
+  const alone = await firstDeltas(40)
+  const rawXs = await rawRoundTrips(40)
+
+  let tabbed: number[] = []
+  let paint = 0
+  try {
+    const req = createRequire(__filename)
+    const { chromium } = req('@playwright/test') as typeof import('@playwright/test')
+    const browser = await chromium.launch({
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
+    })
+    try {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 800 } })
+      const t0 = performance.now()
+      await page.goto(`${new URL(h.url).origin}/?token=${h.token}#/s/${s.session_id}`)
+      await page.getByRole('article').first().waitFor({ timeout: 30_000 })
+      paint = performance.now() - t0
+      tabbed = await firstDeltas(40)
+    } finally {
+      await browser.close()
+    }
+  } catch (err) {
+    console.log(
+      `  (no Chromium for the tab case: ${err instanceof Error ? err.message.split('\n')[0] : String(err)})`,
+    )
+  }
+  await arbor.close()
+  await h.stop()
+  const base = median(rawXs)
+  compare(
+    'prompt → first delta over the WebSocket host, p50',
+    median(alone),
+    base,
+    'raw ws round trip',
+    { diff: 1 },
+    'medians of 40',
+  )
+  if (tabbed.length)
+    compare(
+      `prompt → first delta with the app open in a Chromium tab, ${sessions} sessions in its sidebar, p50`,
+      median(tabbed),
+      base,
+      'raw ws round trip',
+      { diff: 1 },
+      'medians of 40',
+    )
+  if (paint)
+    console.log(
+      `app start → first paint: host ready in ${hostUp.toFixed(0)} ms, page to the newest message painted in ${paint.toFixed(0)} ms, ${(hostUp + paint).toFixed(0)} ms in all`,
+    )
+}
