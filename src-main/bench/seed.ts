@@ -59,12 +59,11 @@ export function richReply(): string {
   for (let i = 0; i < 500; i++) {
     out.push(`Step ${i}: here is how it works, with a short explanation before the code.`)
     const lang = LANGS[i % LANGS.length]
-    out.push('```' + lang)
-    for (let l = 0; l < 8; l++) out.push(`const value${l} = compute(${i}, ${l}) // line ${l}`)
-    out.push('```')
+    const code = Array.from({ length: 8 }, (_, l) => `const value${l} = compute(${i}, ${l}) // line ${l}`)
+    out.push(['```' + lang, ...code, '```'].join('\n'))
     if (i % 5 < 2) {
-      out.push('| name | value | note |', '| --- | --- | --- |')
-      for (let r = 0; r < 5; r++) out.push(`| row ${r} | ${i * r} | cell text ${r} |`)
+      const rows = Array.from({ length: 5 }, (_, r) => `| row ${r} | ${i * r} | cell text ${r} |`)
+      out.push(['| name | value | note |', '| --- | --- | --- |', ...rows].join('\n'))
     }
   }
   return out.join('\n\n')
