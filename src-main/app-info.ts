@@ -22,5 +22,6 @@ export function appInfo(runtime: Runtime, host: AppInfo['host']): () => AppInfo 
     models: runtime.models.map((m) => ({ id: m.id, label: m.label, offline: m.offline })),
     default_model: runtime.defaultModel,
     search_index: runtime.searchIndex(),
+    storage_problem: runtime.storageProblem(),
   })
 }

@@ -23,7 +23,16 @@ export interface AppInfo {
   models: ModelOption[]
   default_model: string
   /** Older messages still being indexed for search (by messages.id); `done` once all are. */
-  search_index: { indexed_upto: number; total: number; done: boolean }
+  search_index: SearchIndexProgress
+  /** What the integrity check of a large database (run after start) found wrong, if anything. */
+  storage_problem?: string | null
+}
+
+/** How far the full-text index of older messages has come (messages.id); `done` once all are. */
+export interface SearchIndexProgress {
+  indexed_upto: number
+  total: number
+  done: boolean
 }
 
 export interface Inspection {

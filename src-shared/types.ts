@@ -247,3 +247,7 @@ export type ServerEvent =
   | { type: 'sessions_changed' }
   /** App settings, providers (so the model list) or MCP servers changed: reload them. */
   | { type: 'settings_changed' }
+  /** Older messages are being indexed for search in the background: how far (every 250 ms). */
+  | { type: 'search_index'; indexed_upto: number; total: number; done: boolean }
+  /** The integrity check of a large database, run after start, found damage: what to do. */
+  | { type: 'storage_problem'; message: string }

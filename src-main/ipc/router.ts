@@ -61,6 +61,8 @@ export function createRouter(runtime: Runtime, appInfo: () => AppInfo, host: Hos
     broadcast({ type: 'sessions', mutation })
   })
   runtime.onSessionsChanged(() => broadcast({ type: 'sessions_changed' }))
+  runtime.onSearchIndex((p) => broadcast({ type: 'search_index', ...p }))
+  runtime.onStorageProblem((message) => broadcast({ type: 'storage_problem', message }))
   /** Every window shows the same settings, theme and model list. */
   const settingsChanged = <T>(result: T): T => {
     broadcast({ type: 'settings_changed' })

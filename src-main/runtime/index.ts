@@ -6,6 +6,7 @@ import { openStore, type Store } from '../store'
 import { withStorageErrors } from '../store/faults'
 import { lockDataDir } from '../store/lock'
 import { searchService } from '../store/search-client'
+import { damageMessage } from '../store/sqlite/db'
 import { applyPendingRestore, listBackups, scheduleRestore, type BackupInfo } from '../store/backup'
 
 /** A script built beside the entry bundles (out/main), seen from an entry or from a shared chunk. */
@@ -28,7 +29,7 @@ import { SessionRegistry } from './sessions'
 import type { Arbor, Sessions } from '../../src-shared/sdk/api'
 import type { SessionInfoMutation, SessionMutation } from '../../src-shared/types'
 import { ToolRegistry } from './tools'
-import type { AppSettings } from '../../src-shared/contract'
+import type { AppSettings, SearchIndexProgress } from '../../src-shared/contract'
 
 export type { Session, Sessions, TurnHandle } from '../../src-shared/sdk/api'
 export { PROVIDER_PRESETS } from './providers'
@@ -52,6 +53,11 @@ export interface RuntimeOptions {
   log?: (message: string) => void
   /** The built search worker script; default out/main/search-worker.js beside the bundle. */
   searchWorker?: string
+  /**
+   * Databases up to this size are integrity-checked at open; larger ones just after, off the
+   * main thread. Default CHECK_AT_OPEN_MAX_BYTES (16 MB); tests lower it.
+   */
+  checkAtOpenMaxBytes?: number
   /** A session listener threw. Default: logged. Tests make it fail the test. */
   onListenerError?: (err: unknown, mutation: SessionMutation) => void
 }
@@ -81,7 +87,12 @@ export interface Runtime extends Arbor {
   /** Rebuilds the model list after providers change. */
   refreshModels(): void
   /** How far the full-text backlog is indexed (messages.id), and whether it is done. */
-  searchIndex(): { indexed_upto: number; total: number; done: boolean }
+  searchIndex(): SearchIndexProgress
+  /** Called as the backlog is indexed (at most every 250 ms, and once when it is done). */
+  onSearchIndex(listener: (progress: SearchIndexProgress) => void): () => void
+  /** What the deferred integrity check of a large database found wrong, if anything. */
+  storageProblem(): string | null
+  onStorageProblem(listener: (message: string) => void): () => void
   /** The automatic and manual backups of arbor.db, newest first. */
   backups(): BackupInfo[]
   backupNow(): Promise<BackupInfo>
@@ -108,7 +119,16 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
     if (restored) (options.log ?? console.warn)(`[arbor] restored the backup ${restored}`)
     // Whether arbor.db was there before this start (a new one needs no backup yet).
     existed = kind === 'sqlite' && existsSync(join(dataDir, 'arbor.db'))
-    const raw = kind === 'memory' ? openStore({ kind: 'memory' }) : openStore({ kind: 'sqlite', dataDir })
+    const raw =
+      kind === 'memory'
+        ? openStore({ kind: 'memory' })
+        : openStore({
+            kind: 'sqlite',
+            dataDir,
+            ...(options.checkAtOpenMaxBytes !== undefined
+              ? { checkAtOpenMaxBytes: options.checkAtOpenMaxBytes }
+              : {}),
+          })
     const wrapped = options.wrapStore ? options.wrapStore(raw) : raw
     store = withStorageErrors(wrapped, dataDir)
   } catch (err) {
@@ -145,6 +165,7 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
     kind === 'sqlite' ? (options.searchWorker ?? builtWorker('search-worker.js')) : null,
     (query, limit) => store.search(query, limit),
     log,
+    () => store.quickCheck(),
   )
   const registry = new SessionRegistry({
     store,
@@ -174,17 +195,44 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
   // indexed in chunks of 500 rows, one event-loop turn each: search works (partially) at once,
   // and nothing waits for it.
   const searchIndex = { indexed_upto: 0, total: 0 }
+  const progress = (): SearchIndexProgress => ({
+    ...searchIndex,
+    done: searchIndex.indexed_upto >= searchIndex.total,
+  })
+  const indexListeners = new Set<(p: SearchIndexProgress) => void>()
+  let lastProgressAt = 0
   const indexStep = () => {
     if (closed) return
     try {
       Object.assign(searchIndex, store.indexBacklog(500))
-      if (searchIndex.indexed_upto < searchIndex.total) setTimeout(indexStep, 0).unref()
+      const p = progress()
+      if (indexListeners.size > 0 && (p.done || Date.now() - lastProgressAt >= 250)) {
+        lastProgressAt = Date.now()
+        for (const l of [...indexListeners]) l(p)
+      }
+      if (!p.done) setTimeout(indexStep, 0).unref()
     } catch (err) {
       log(`indexing older messages for search paused: ${String(err)}`)
       setTimeout(indexStep, 5000).unref()
     }
   }
   indexStep()
+
+  // A database too large to check at open is checked now, on the search worker's connection.
+  let storageProblem: string | null = null
+  const problemListeners = new Set<(message: string) => void>()
+  if (store.checkDeferred)
+    setTimeout(() => {
+      searcher
+        .quickCheck()
+        .then((problems) => {
+          if (closed || problems.length === 0) return
+          storageProblem = damageMessage(store.path, problems, true)
+          log(storageProblem)
+          for (const l of [...problemListeners]) l(storageProblem)
+        })
+        .catch((err: unknown) => log(`the integrity check could not run: ${String(err)}`))
+    }, 0).unref()
 
   // Automatic backups: at start when the newest is older than a day, then every six hours.
   const backup = async (reason: string): Promise<BackupInfo> => {
@@ -224,7 +272,16 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
       return next
     },
     refreshModels,
-    searchIndex: () => ({ ...searchIndex, done: searchIndex.indexed_upto >= searchIndex.total }),
+    searchIndex: progress,
+    onSearchIndex(listener) {
+      indexListeners.add(listener)
+      return () => indexListeners.delete(listener)
+    },
+    storageProblem: () => storageProblem,
+    onStorageProblem(listener) {
+      problemListeners.add(listener)
+      return () => problemListeners.delete(listener)
+    },
     backups: () => (kind === 'sqlite' ? listBackups(dataDir) : []),
     backupNow: () => backup('manual'),
     restoreBackup: (name) => scheduleRestore(dataDir, name),

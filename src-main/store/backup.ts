@@ -110,10 +110,13 @@ export function applyPendingRestore(dataDir: string): string | null {
 }
 
 /** What a damaged database's error says to do next. */
-export function damageAdvice(dataDir: string): string {
+export function damageAdvice(dataDir: string, inUse = false): string {
   const newest = listBackups(dataDir)[0]
   const restore = newest
     ? `restore the newest backup (${newest.name}, ${new Date(newest.created_at).toLocaleString()}) with \`npm run serve -- --data-dir ${dataDir} --restore-backup ${newest.name}\` (the damaged file is kept aside), or `
     : ''
-  return `Nothing was changed. To go on, ${restore}move ${join(dataDir, 'arbor.db')} aside to start with an empty history. To get what can still be read out first, export it without writing to it: \`npm run serve -- --data-dir ${dataDir} --export-to FOLDER\` (Markdown and JSON per session).`
+  const first = inUse
+    ? 'Arbor keeps running on it, but what sits on the damaged pages may fail to read or save. Restore a backup in Settings → Data, or quit Arbor and'
+    : 'Nothing was changed. To go on,'
+  return `${first} ${restore}move ${join(dataDir, 'arbor.db')} aside to start with an empty history. To get what can still be read out first, export it without writing to it: \`npm run serve -- --data-dir ${dataDir} --export-to FOLDER\` (Markdown and JSON per session).`
 }

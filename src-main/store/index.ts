@@ -12,8 +12,10 @@ export type { McpServerConfig, ProviderConfig, Settings } from './settings'
  * `:memory:` database with the same schema and code — so tests of the memory store exercise
  * exactly the SQL the durable store runs; only the file, and so restarts, differ).
  */
-export function openStore(opts: { kind: 'sqlite'; dataDir: string } | { kind: 'memory' }): Store {
+export function openStore(
+  opts: { kind: 'sqlite'; dataDir: string; checkAtOpenMaxBytes?: number } | { kind: 'memory' },
+): Store {
   if (opts.kind === 'memory') return openSqliteStore(':memory:')
   mkdirSync(opts.dataDir, { recursive: true })
-  return openSqliteStore(join(opts.dataDir, 'arbor.db'))
+  return openSqliteStore(join(opts.dataDir, 'arbor.db'), opts)
 }

@@ -5,6 +5,8 @@ import type { SearchHit } from '../../src-shared/types'
 
 export interface SearchService {
   search(query: string, limit: number): Promise<SearchHit[]>
+  /** SQLite's quick_check, on the worker's connection: the problems found, none when sound. */
+  quickCheck(): Promise<string[]>
   close(): Promise<void>
 }
 
@@ -18,10 +20,12 @@ export function searchService(
   script: string | null,
   inProcess: (query: string, limit: number) => SearchHit[],
   log: (message: string) => void,
+  inProcessCheck: () => string[] = () => [],
 ): SearchService {
   let worker: Worker | null = null
   let nextId = 1
-  const pending = new Map<number, { resolve: (h: SearchHit[]) => void; reject: (e: Error) => void }>()
+  type Answer = { hits?: SearchHit[]; problems?: string[] }
+  const pending = new Map<number, { resolve: (a: Answer) => void; reject: (e: Error) => void }>()
   const usable = script !== null && existsSync(script)
 
   const start = (): Worker | null => {
@@ -29,12 +33,12 @@ export function searchService(
     if (worker) return worker
     const w = new Worker(script!, { workerData: { path: dbPath } })
     w.unref()
-    w.on('message', (msg: { id: number; hits?: SearchHit[]; error?: string }) => {
+    w.on('message', (msg: Answer & { id: number; error?: string }) => {
       const p = pending.get(msg.id)
       if (!p) return
       pending.delete(msg.id)
       if (msg.error !== undefined) p.reject(new ArborError('store_error', `Search failed: ${msg.error}`))
-      else p.resolve(msg.hits ?? [])
+      else p.resolve(msg)
     })
     const lost = (why: string) => {
       if (worker !== w) return
@@ -51,19 +55,32 @@ export function searchService(
     return w
   }
 
+  const ask = (w: Worker, req: object) =>
+    new Promise<Answer>((resolve, reject) => {
+      const id = nextId++
+      pending.set(id, { resolve, reject })
+      w.postMessage({ id, ...req })
+    })
+
   return {
     async search(query, limit) {
       const w = start()
       if (!w) return inProcess(query, limit)
-      const id = nextId++
       try {
-        return await new Promise<SearchHit[]>((resolve, reject) => {
-          pending.set(id, { resolve, reject })
-          w.postMessage({ id, query, limit })
-        })
+        return (await ask(w, { query, limit })).hits ?? []
       } catch (err) {
         if (err instanceof ArborError) throw err
         return inProcess(query, limit)
+      }
+    },
+    async quickCheck() {
+      const w = start()
+      if (!w) return inProcessCheck()
+      try {
+        return (await ask(w, { check: true })).problems ?? []
+      } catch (err) {
+        if (err instanceof ArborError) return [err.message]
+        return inProcessCheck()
       }
     },
     async close() {

@@ -249,6 +249,10 @@ export interface CheckpointStore {
  */
 export interface Store extends SettingsStore, SessionStore, MessageLog, CommandLog, CheckpointStore {
   readonly kind: 'sqlite' | 'memory'
+  /** The file was too large to check at open: check it off the main thread (see CHECK_AT_OPEN_MAX_BYTES). */
+  readonly checkDeferred: boolean
+  /** SQLite's quick_check on the store's own connection (reads every page): what it found wrong. */
+  quickCheck(): string[]
   readonly path: string
   close(): void
   /** Runs `fn` in one transaction; a transaction inside another becomes a savepoint. */

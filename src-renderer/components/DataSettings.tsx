@@ -1,5 +1,7 @@
 import { useState } from 'react'
 import { useHostData } from '../state/client'
+import { useApp } from '../state/hooks'
+import { IndexProgress } from './Search'
 
 function size(bytes: number): string {
   return bytes >= 1e6 ? `${(bytes / 1e6).toFixed(1)} MB` : `${Math.max(1, Math.round(bytes / 1e3))} kB`
@@ -15,6 +17,7 @@ const REASONS: Record<string, string> = {
 export function DataSettings() {
   const { arbor, data, error, setError, act } = useHostData((a) => a.call('app.backups', {}))
   const [status, setStatus] = useState<string | null>(null)
+  const problem = useApp((s) => s.app?.storage_problem ?? null)
   if (!data) return <p>{error ?? 'Loading…'}</p>
   const restore = (name: string) =>
     act(async () => {
@@ -23,6 +26,12 @@ export function DataSettings() {
     })
   return (
     <div className="settings-grid">
+      {problem && (
+        <p className="field-error" role="alert">
+          {problem}
+        </p>
+      )}
+      <IndexProgress />
       <div className="field">
         <span className="field-label">Backups</span>
         <span className="field-help">

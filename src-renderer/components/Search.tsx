@@ -59,6 +59,22 @@ function Highlighted({ text, query }: { text: string; query: string }) {
   return <>{text.split(re).map((piece, i) => (i % 2 === 1 ? <mark key={i}>{piece}</mark> : piece))}</>
 }
 
+/**
+ * While older messages are indexed in the background (a database from before write-time
+ * indexing), how far it has come: search answers meanwhile, from what is indexed so far.
+ */
+export function IndexProgress() {
+  const p = useApp((s) => s.app?.search_index)
+  if (!p || p.done || p.total === 0) return null
+  const pct = Math.min(99, Math.floor((p.indexed_upto / p.total) * 100))
+  return (
+    <div className="index-progress" role="status">
+      <span>Indexing older messages for search: {pct}% — results may be incomplete until it is done.</span>
+      <progress max={100} value={pct} aria-label="Search index progress" />
+    </div>
+  )
+}
+
 /** Hits with their snippets; opening one scrolls its session to the message. */
 export function SearchResults() {
   const { query, hits, loading } = useApp((s) => s.search)
@@ -72,6 +88,7 @@ export function SearchResults() {
           Clear
         </button>
       </div>
+      <IndexProgress />
       {hits && hits.length === 0 && <p className="sidebar-empty">No message contains “{query.trim()}”.</p>}
       {hits && hits.length > 0 && (
         <ul className="hit-list">

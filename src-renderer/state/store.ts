@@ -105,6 +105,14 @@ export function createApp(arbor: RemoteArbor, options: AppOptions = {}): App {
       // Another window changed settings, providers or MCP servers: same theme, same model list.
       void actions.loadSettings()
       void actions.refreshAppInfo()
+    } else if (event.type === 'search_index') {
+      const { type: _type, ...search_index } = event
+      const app = get().app
+      if (app) set({ app: { ...app, search_index } })
+    } else if (event.type === 'storage_problem') {
+      const app = get().app
+      if (app) set({ app: { ...app, storage_problem: event.message } })
+      api.fail('The database is damaged', new Error(event.message))
     }
   })
 

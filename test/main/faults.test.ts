@@ -497,6 +497,7 @@ describe('a disk that fills up', () => {
 })
 
 describe('a damaged database', () => {
+  const WORKER = join(__dirname, '../../out/main/search-worker.js')
   async function withHistory(dir: string) {
     const rt = openRuntime({ dataDir: dir, log: () => {} })
     for (let i = 0; i < 3; i++) {
@@ -553,6 +554,50 @@ describe('a damaged database', () => {
       expect(aside && readFileSync(join(dir, aside)).equals(damaged)).toBe(true)
     } finally {
       await rt.close()
+    }
+  })
+
+  it('a database too large to check at open is checked just after, off the main thread; damage is reported with what to do', async () => {
+    const dir = tempDir()
+    await withHistory(dir)
+    const file = join(dir, 'arbor.db')
+    // Damage a page of old message data, which the open itself does not read.
+    const db = new Database(file)
+    db.pragma('wal_checkpoint(TRUNCATE)')
+    const leaves = db
+      .prepare("SELECT pageno FROM dbstat WHERE name = 'messages' AND pagetype = 'leaf' ORDER BY pageno")
+      .pluck()
+      .all() as number[]
+    db.close()
+    expect(leaves.length).toBeGreaterThan(1)
+    const fd = openSync(file, 'r+')
+    writeSync(fd, randomBytes(4096), 0, 4096, 4096 * (leaves[0]! - 1))
+    closeSync(fd)
+    // As if the file were over the size checked at open (16 MB): the check is deferred.
+    const rt = openRuntime({ dataDir: dir, log: () => {}, checkAtOpenMaxBytes: 0, searchWorker: WORKER })
+    const reported: string[] = []
+    rt.onStorageProblem((m) => reported.push(m))
+    try {
+      expect(rt.store.checkDeferred).toBe(true)
+      await eventually(() => rt.storageProblem() !== null, 'the deferred check to report')
+      expect(rt.storageProblem()).toMatch(
+        /is damaged \(SQLite's check found: .*\)\. Arbor keeps running on it/,
+      )
+      expect(rt.storageProblem()).toContain('Restore a backup in Settings → Data')
+      expect(reported).toEqual([rt.storageProblem()])
+    } finally {
+      await rt.close()
+    }
+    // A sound file of any size reports nothing.
+    const clean = tempDir()
+    await withHistory(clean)
+    const ok = openRuntime({ dataDir: clean, log: () => {}, checkAtOpenMaxBytes: 0, searchWorker: WORKER })
+    try {
+      expect(ok.store.quickCheck()).toEqual([])
+      await new Promise((r) => setTimeout(r, 200))
+      expect(ok.storageProblem()).toBeNull()
+    } finally {
+      await ok.close()
     }
   })
 

@@ -56,6 +56,47 @@ describe('the full-text index', () => {
   })
 })
 
+describe('indexing progress', () => {
+  it('is announced while an older database is indexed in the background, and once it is done', async () => {
+    const dir = tempDir()
+    const first = openRuntime({ dataDir: dir, log: () => {} })
+    const s = await first.sessions.create()
+    first.store.transaction(() => {
+      for (let i = 0; i < 2000; i++)
+        first.store.insertMessage({
+          message_id: `msg_backlog${i}`,
+          session_id: s.session_id,
+          role: i % 2 ? 'assistant' : 'user',
+          kind: 'text',
+          status: 'complete',
+          revision: 1,
+          created_at: i,
+          updated_at: i,
+          parts: [{ type: 'text', part_id: `prt_backlog${i}`, text: `old message ${i} about numbats` }],
+        })
+    })
+    await first.close()
+    const db = new Database(join(dir, 'arbor.db'))
+    db.exec("INSERT INTO messages_fts(messages_fts) VALUES ('delete-all')")
+    db.exec("DELETE FROM settings WHERE key IN ('fts_indexed_upto', 'fts_live_from')")
+    db.close()
+    const rt = openRuntime({ dataDir: dir, log: () => {} })
+    const seen: Array<{ indexed_upto: number; total: number; done: boolean }> = []
+    rt.onSearchIndex((p) => seen.push(p))
+    try {
+      // The first chunk of 500 is indexed during the open; the rest one chunk per event-loop turn.
+      expect(rt.searchIndex()).toMatchObject({ done: false, total: 2000 })
+      await eventually(() => rt.searchIndex().done, 'the backlog to be indexed')
+      expect(seen.at(-1)).toEqual({ indexed_upto: 2000, total: 2000, done: true })
+      for (let i = 1; i < seen.length; i++)
+        expect(seen[i]!.indexed_upto).toBeGreaterThan(seen[i - 1]!.indexed_upto)
+      expect((await rt.sessions.search('"message 1999" numbats', { limit: 10 })).length).toBe(1)
+    } finally {
+      await rt.close()
+    }
+  })
+})
+
 describe('search off the event loop', () => {
   const WORKER = join(__dirname, '../../out/main/search-worker.js')
 

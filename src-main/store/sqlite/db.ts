@@ -10,12 +10,32 @@ export type Row = Record<string, unknown>
 /** `PRAGMA application_id` of every Arbor database ("ARBR"): another program's SQLite file is never adopted. */
 export const ARBOR_APPLICATION_ID = 0x41524252
 
-/** Opens (creating if needed) the database with the store's pragmas and migrates it. */
-export function openDatabase(path: string): Db {
+/**
+ * Databases up to this size get SQLite's quick_check at open (it reads every page: ~1.3 ms per
+ * MB here). A larger one is checked right after the open, off the main thread (the search
+ * worker), so start-up stays O(sessions), not O(messages).
+ */
+export const CHECK_AT_OPEN_MAX_BYTES = 16 * 1024 * 1024
+
+/**
+ * Opens (creating if needed) the database with the store's pragmas and migrates it. Returns
+ * whether the integrity check was left for later (`checkDeferred`): see CHECK_AT_OPEN_MAX_BYTES.
+ */
+export function openDatabase(
+  path: string,
+  checkAtOpenMaxBytes = CHECK_AT_OPEN_MAX_BYTES,
+): { db: Db; checkDeferred: boolean } {
   let db: Db | undefined
+  let checkDeferred = false
   try {
     db = new Database(path, { timeout: 5000 })
-    checkIntegrity(db, path)
+    const bytes =
+      path === ':memory:'
+        ? 0
+        : (db.pragma('page_count', { simple: true }) as number) *
+          (db.pragma('page_size', { simple: true }) as number)
+    if (bytes <= checkAtOpenMaxBytes) checkIntegrity(db, path)
+    else checkDeferred = true
     claim(db, path)
     db.pragma('journal_mode = WAL')
     // WAL + NORMAL: a committed transaction survives a crash of the app; only an OS crash or
@@ -27,7 +47,7 @@ export function openDatabase(path: string): Db {
     db?.close()
     throw storeOpenError(path, err)
   }
-  return db
+  return { db, checkDeferred }
 }
 
 /**
@@ -103,21 +123,26 @@ function storeOpenError(path: string, err: unknown): ArborError {
  */
 function checkIntegrity(db: Db, path: string): void {
   if (path === ':memory:') return
-  let problems: string[]
+  const problems = quickCheck(db)
+  if (problems.length > 0) throw new ArborError('store_error', damageMessage(path, problems))
+}
+
+/** What SQLite's quick_check finds wrong (at most 5 problems); empty when the file is sound. */
+export function quickCheck(db: Db): string[] {
   try {
     const found = db.pragma('quick_check(5)', { simple: false }) as Array<{ quick_check: string }>
-    problems = found.map((r) => r.quick_check).filter((r) => r !== 'ok')
+    return found.map((r) => r.quick_check).filter((r) => r !== 'ok')
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err)
     // Not a database at all is the foreign-file case, said by the caller; anything else is damage.
     if (/not a database/i.test(message)) throw err
-    problems = [message]
+    return [message]
   }
-  if (problems.length === 0) return
-  throw new ArborError(
-    'store_error',
-    `The database ${path} is damaged (SQLite's check found: ${problems.join('; ').replace(/\s+/g, ' ').slice(0, 300)}). ${damageAdvice(dirname(path))}`,
-  )
+}
+
+/** The one message for a damaged database: what the check found, and the ways out. */
+export function damageMessage(path: string, problems: string[], inUse = false): string {
+  return `The database ${path} is damaged (SQLite's check found: ${problems.join('; ').replace(/\s+/g, ' ').slice(0, 300)}). ${damageAdvice(dirname(path), inUse)}`
 }
 
 function migrate(db: Db): void {

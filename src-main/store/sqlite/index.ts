@@ -2,7 +2,7 @@ import { dirname } from 'node:path'
 import { ArborError } from '../../../src-shared/errors'
 import { backupOnline } from '../backup'
 import type { Store } from '../types'
-import { inTransaction, openDatabase } from './db'
+import { inTransaction, openDatabase, quickCheck } from './db'
 import { sqliteCheckpoints } from './checkpoints'
 import { sqliteCommandLog } from './commands'
 import { Lineage } from './lineage'
@@ -17,14 +17,16 @@ import { sqliteSettings } from './settings'
  * union. Parts call each other directly (a fork commits its first snapshot through the
  * checkpoint part), so a wrapper around the returned store sees only the outer call.
  */
-export function openSqliteStore(path: string): Store {
-  const db = openDatabase(path)
+export function openSqliteStore(path: string, opts: { checkAtOpenMaxBytes?: number } = {}): Store {
+  const { db, checkDeferred } = openDatabase(path, opts.checkAtOpenMaxBytes)
   const lineage = new Lineage(db)
   const settings = sqliteSettings(db)
   const checkpoints = sqliteCheckpoints(db, lineage)
   return {
     kind: path === ':memory:' ? 'memory' : 'sqlite',
     path,
+    checkDeferred,
+    quickCheck: () => quickCheck(db),
     close() {
       if (db.open) db.close()
     },
