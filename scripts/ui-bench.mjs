@@ -3,7 +3,7 @@
 // 1,000-message one, a 2,000-message one to stream into, a rich reply and a plain one of the
 // same size). Run after `npm run build`:
 //
-//   node scripts/ui-bench.mjs [--full] [--strict]
+//   node scripts/ui-bench.mjs [--full] [--strict] [--no-state | --state (only the state micro-bench)]
 //
 // Every figure is printed as Arbor vs its baseline, with the ratio and the target:
 //   - state micro-bench (Node, the renderer's state modules through Vite's module runner): the
@@ -95,7 +95,7 @@ async function stateBench() {
     ).module
   const chat = await load('src-renderer/state/chat.ts')
   const transcript = await load('src-renderer/state/transcript.ts')
-  const virtual = await load('src-renderer/lib/virtual.ts')
+  const { RowLayout } = await load('src-renderer/lib/rows.ts')
 
   const message = (seq, status = 'complete') => ({
     message_id: `msg_${String(seq).padStart(8, '0')}`,
@@ -129,17 +129,26 @@ async function stateBench() {
     return median(samples)
   }
 
-  /** What Transcript.tsx derives from the messages on each render: keys, then offsets. */
+  /**
+   * What Transcript.tsx does on each render: its row layout follows the list (rows added) and
+   * takes the rows measured since, then finds the rows in the viewport.
+   */
   const heights = new Map()
-  const layout = (t) =>
-    virtual.computeOffsets(
-      t.messages.map((m) => m.message_id),
-      heights,
-      120,
-    )
+  const layout = (t, rows, measured) => {
+    rows.follow(t.messages, (key) => heights.get(key))
+    for (const key of measured) rows.setHeight(t.messages.indexOf(key), heights.get(key))
+    rows.visibleRange(rows.total() - 800, 800, 900)
+  }
+  /** A layout that already follows `state`'s transcript (as the mounted transcript does). */
+  const rowsFor = (state) => {
+    const rows = new RowLayout(120)
+    layout(state.transcript, rows, [])
+    return rows
+  }
   const perDelta = (n) => {
     let { state } = stateWith(n)
-    const last = state.transcript.messages.at(-1)
+    const rows = rowsFor(state)
+    const last = state.transcript.messages.last()
     let text = last.parts[0].text
     return time(2000, (i) => {
       const word = ` w${i}`
@@ -155,22 +164,29 @@ async function stateBench() {
       text += word
       state = chat.applyMutations(state, [delta])
       heights.set(last.message_id, 100 + (i % 40))
-      layout(state.transcript)
+      layout(state.transcript, rows, [last.message_id])
     })
   }
   const perPage = (n) => {
     const { state, first } = stateWith(n)
-    let k = 0
-    return time(n > 1000 ? 5 : 20, () => {
-      const items = Array.from({ length: 100 }, (_, i) => message(first - 100 * (k + 1) + i))
-      k++
-      // Each time the same n-message transcript gets one more older page.
-      layout(transcript.loadPage(state.transcript, { items, next_cursor: 'older' }, { older: true }))
+    const items = Array.from({ length: 100 }, (_, i) => message(first - 100 + i))
+    // The same n-message transcript, laid out as the mounted transcript has it (prepared
+    // before timing, so building them is not timed), each time gets one older page in front,
+    // as scrolling up loads it.
+    const layouts = Array.from({ length: 40 }, () => rowsFor(state))
+    const samples = layouts.map((rows) => {
+      const t0 = performance.now()
+      const t = transcript.loadPage(state.transcript, { items, next_cursor: 'older' }, { older: true })
+      layout(t, rows, [])
+      return performance.now() - t0
     })
+    return median(samples.slice(10))
   }
   const d100 = perDelta(100)
   const d100k = perDelta(BIG)
   report('apply one delta + layout, 100,000 messages loaded', d100k, 'ms', '100 loaded', d100, 2)
+  perPage(100) // warm up both sizes
+  perPage(BIG)
   const p100 = perPage(100)
   const p100k = perPage(BIG)
   report('merge one older page (100) + layout, 100,000 messages loaded', p100k, 'ms', '100 loaded', p100, 2)
@@ -500,6 +516,7 @@ async function uiBench(url, chats) {
 
 async function main() {
   if (!process.argv.includes('--no-state')) await stateBench()
+  if (process.argv.includes('--state')) return
   const dataDir = mkdtempSync(join(tmpdir(), 'arbor-ui-bench-'))
   let host
   try {

@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState } from 'react'
-import type { SessionMessage, SnapshotInfo } from '../../src-shared/types'
+import type { SnapshotInfo } from '../../src-shared/types'
 import { checkpointLabel, describeChange } from '../lib/history'
 import { useActions, useApp } from '../state/hooks'
 import { BranchIcon } from './Icons'
@@ -45,11 +45,8 @@ export function HistoryPanel() {
         .sort((a, b) => b.created_at - a.created_at),
     [sessions, archived, sessionId],
   )
-  const bySeq = useMemo(() => {
-    const map = new Map<number, SessionMessage>()
-    for (const m of messages ?? []) map.set(m.seq, m)
-    return map
-  }, [messages])
+  // Looked up by seq in the loaded list (no map of every message rebuilt per streamed frame).
+  const bySeq = useMemo(() => ({ get: (seq: number) => messages?.atSeq(seq) }), [messages])
 
   if (!info) return null
   const parent = info.parent

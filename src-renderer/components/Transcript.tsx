@@ -2,11 +2,12 @@
  * A virtualiser measures the DOM after it renders and must correct positions before the frame
  * paints: state set in layout effects, and a measurement cache mutated outside React's data
  * flow (re-renders are requested explicitly through `measured`). */
-import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
+import { memo, useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react'
 import { flushSync } from 'react-dom'
 import type { SessionMessage } from '../../src-shared/types'
-import { computeOffsets, indexAt, visibleRange } from '../lib/virtual'
+import { RowLayout } from '../lib/rows'
 import { useActions, useApp } from '../state/hooks'
+import { MessageList } from '../state/messages'
 import { EmptyState } from './EmptyState'
 import { MessageView } from './MessageView'
 
@@ -20,21 +21,25 @@ const LOAD_OLDER_PX = 700
 const PAD_TOP = 24
 const PAD_TOP_MORE = 56
 const PAD_BOTTOM = 8
-const NO_MESSAGES: SessionMessage[] = []
+/**
+ * The height of a row not measured yet. Fixed, not an average of the measured ones: a new
+ * measurement then moves only the rows below it, never every row of the list.
+ */
+const ESTIMATE = 120
+const NO_MESSAGES = MessageList.empty()
 
 interface Measure {
   heights: Map<string, number>
-  sum: number
-  count: number
+  /** Rows measured since the layout last took their heights. */
+  changed: Set<string>
   dirty: boolean
 }
 
 function record(m: Measure, key: string, h: number): void {
   const old = m.heights.get(key)
   if (old !== undefined && Math.abs(old - h) < 0.5) return
-  if (old === undefined) m.count++
-  m.sum += h - (old ?? 0)
   m.heights.set(key, h)
+  m.changed.add(key)
   m.dirty = true
 }
 
@@ -81,7 +86,8 @@ export function Transcript() {
   const focus = useApp((s) => s.focus)
   const { loadOlder } = useActions()
   const ref = useRef<HTMLDivElement>(null)
-  const [measure] = useState<Measure>(() => ({ heights: new Map(), sum: 0, count: 0, dirty: false }))
+  const [measure] = useState<Measure>(() => ({ heights: new Map(), changed: new Set(), dirty: false }))
+  const [rows] = useState(() => new RowLayout(ESTIMATE))
   const [measured, setMeasured] = useState(0)
   const [view, setView] = useState({ top: 0, height: 0 })
   const [away, setAway] = useState(false)
@@ -96,21 +102,24 @@ export function Transcript() {
   const sessionId = transcript?.session_id
   const messages = transcript?.messages ?? NO_MESSAGES
   const olderCursor = transcript?.older_cursor ?? null
-  const keys = useMemo(() => messages.map((m) => m.message_id), [messages])
-  const offsets = useMemo(
-    () => computeOffsets(keys, measure.heights, measure.count ? measure.sum / measure.count : 120),
-    // `measured` changes whenever a height does (the map itself is mutated in place).
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-    [keys, measured, measure],
-  )
+  // The row layout follows the rows the list added and the rows measured since the last render
+  // (`measured` counts measurements): O(changed rows), whatever the number of messages. Doing
+  // it again for the same list and heights changes nothing, so a repeated render is harmless.
+  rows.follow(messages, (key) => measure.heights.get(key))
+  for (const key of measure.changed) {
+    const h = measure.heights.get(key)
+    const i = messages.indexOf(key)
+    if (h !== undefined && i >= 0) rows.setHeight(i, h)
+  }
+  measure.changed.clear()
   const padTop = olderCursor ? PAD_TOP_MORE : PAD_TOP
-  const total = offsets[keys.length]
-  const { start, end } = visibleRange(offsets, view.top - padTop, view.height || 900, OVERSCAN)
+  const total = rows.total()
+  const { start, end } = rows.visibleRange(view.top - padTop, view.height || 900, OVERSCAN)
 
   // The latest layout, for the scroll handler.
-  const latest = useRef({ offsets, keys, padTop, olderCursor, loadingOlder })
+  const latest = useRef({ messages, padTop, olderCursor, loadingOlder })
   useLayoutEffect(() => {
-    latest.current = { offsets, keys, padTop, olderCursor, loadingOlder }
+    latest.current = { messages, padTop, olderCursor, loadingOlder }
   })
 
   // Rows that change size after rendering (a details opened, the window resized, fonts loaded).
@@ -174,9 +183,9 @@ export function Transcript() {
       const bottom = el.scrollHeight - el.clientHeight
       if (Math.abs(el.scrollTop - bottom) > 1) scrollTo(el, bottom)
     } else if (anchor.current) {
-      const i = keys.indexOf(anchor.current.key)
+      const i = messages.indexOf(anchor.current.key)
       if (i >= 0) {
-        const want = padTop + offsets[i] + anchor.current.delta
+        const want = padTop + rows.top(i) + anchor.current.delta
         if (Math.abs(el.scrollTop - want) > 1) scrollTo(el, want)
       }
     }
@@ -189,15 +198,15 @@ export function Transcript() {
   useLayoutEffect(() => {
     const el = ref.current
     if (!el || !focus || handledFocus.current === focus.nonce) return
-    const i = keys.indexOf(focus.message_id)
+    const i = messages.indexOf(focus.message_id)
     if (i < 0) return
     handledFocus.current = focus.nonce
     follow.current = false
     setAway(true)
     anchor.current = { key: focus.message_id, delta: -80 }
-    scrollTo(el, padTop + offsets[i] - 80)
+    scrollTo(el, padTop + rows.top(i) - 80)
     setHighlight(focus.message_id)
-  }, [focus, keys, offsets, padTop, scrollTo])
+  }, [focus, messages, measured, rows, padTop, scrollTo])
 
   // The viewport itself can change size (an approval opens below, the window is resized).
   useEffect(() => {
@@ -218,15 +227,14 @@ export function Transcript() {
     setView((v) => (v.top === top && v.height === el.clientHeight ? v : { top, height: el.clientHeight }))
     const mine = expected.current !== null && Math.abs(top - expected.current) < 1
     expected.current = null
-    const { offsets: o, keys: k, padTop: pad, olderCursor: cursor, loadingOlder: busy } = latest.current
+    const { messages: list, padTop: pad, olderCursor: cursor, loadingOlder: busy } = latest.current
     if (!mine) {
       const atBottom = el.scrollHeight - top - el.clientHeight <= FOLLOW_SLACK
       follow.current = atBottom
       setAway(!atBottom)
-      if (k.length) {
-        const i = indexAt(o, Math.max(0, top - pad))
-        anchor.current = { key: k[i], delta: top - pad - o[i] }
-      }
+      const i = rows.indexAt(Math.max(0, top - pad))
+      const key = list.at(i)?.message_id
+      if (key) anchor.current = { key, delta: top - pad - rows.top(i) }
     }
     if (cursor && !busy && top < LOAD_OLDER_PX) void loadOlder()
   }
@@ -262,7 +270,7 @@ export function Transcript() {
                 </button>
               </div>
             )}
-            <div className="vwindow" style={{ top: padTop + offsets[start] }}>
+            <div className="vwindow" style={{ top: padTop + rows.top(start) }}>
               {messages.slice(start, end).map((m) => (
                 <Row
                   key={m.message_id}

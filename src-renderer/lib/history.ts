@@ -49,7 +49,7 @@ export function summarize(m: SessionMessage): string {
 export function describeChange(
   snap: SnapshotInfo,
   previous: SnapshotInfo | undefined,
-  bySeq: Map<number, SessionMessage>,
+  bySeq: { get(seq: number): SessionMessage | undefined },
 ): string {
   const from = previous ? previous.head_seq : 0
   const added = snap.head_seq - from

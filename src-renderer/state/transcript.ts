@@ -8,6 +8,7 @@ import type {
   SessionMutation,
 } from '../../src-shared/types'
 import { appendDelta } from '../../src-shared/delta'
+import { MessageList } from './messages'
 
 /**
  * The renderer's cache of one open session, rebuilt from `messages()` pages plus live
@@ -24,8 +25,11 @@ export interface InteractionEntry {
 export interface Transcript {
   session_id: string
   info: SessionInfo | null
-  /** Ascending `seq`; one entry per `message_id`. */
-  messages: SessionMessage[]
+  /**
+   * Ascending `seq`; one entry per `message_id`. A persistent chunked list (messages.ts): a
+   * delta replaces one message without copying the others.
+   */
+  messages: MessageList
   /**
    * Deltas we could not apply yet: they start past the text we hold, or name a message or part
    * we have not seen (we joined mid-stream, or missed a frame). Their messages are *stale*: the
@@ -44,7 +48,7 @@ export function emptyTranscript(session_id: string, info: SessionInfo | null = n
   return {
     session_id,
     info,
-    messages: [],
+    messages: MessageList.empty(),
     held: [],
     interactions: {},
     older_cursor: null,
@@ -56,29 +60,6 @@ type MessageMutation = Exclude<SessionMutation, { variant: 'session' }>
 export type DeltaMutation = Extract<SessionMutation, { variant: 'delta' }>
 
 // ---- helpers -------------------------------------------------------------------------------
-
-function indexOfMessage(messages: SessionMessage[], message_id: string): number {
-  // Live changes nearly always hit the newest messages, so search from the end.
-  for (let i = messages.length - 1; i >= 0; i--) if (messages[i].message_id === message_id) return i
-  return -1
-}
-
-/** Inserts or replaces `message`, keeping the list sorted by `seq`. */
-function putMessage(messages: SessionMessage[], message: SessionMessage): SessionMessage[] {
-  const next = messages.slice()
-  const at = indexOfMessage(next, message.message_id)
-  if (at >= 0) next.splice(at, 1)
-  // Binary search for the first message with a greater seq (ties keep arrival order).
-  let lo = 0
-  let hi = next.length
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1
-    if (next[mid].seq <= message.seq) lo = mid + 1
-    else hi = mid
-  }
-  next.splice(lo, 0, message)
-  return next
-}
 
 function textOf(part: MessagePart): string | null {
   if (part.type === 'text' || part.type === 'reasoning') return part.text
@@ -139,13 +120,12 @@ function noteInteractions(
 }
 
 function mergeOne(t: Transcript, incoming: SessionMessage): Transcript {
-  const at = indexOfMessage(t.messages, incoming.message_id)
-  const merged = mergeMessage(at >= 0 ? t.messages[at] : undefined, incoming)
+  const merged = mergeMessage(t.messages.get(incoming.message_id), incoming)
   if (!merged) return t
   return replayHeld(
     {
       ...t,
-      messages: putMessage(t.messages, merged),
+      messages: t.messages.put(merged),
       interactions: noteInteractions(t.interactions, merged.message_id, merged.parts),
     },
     merged.message_id,
@@ -156,9 +136,9 @@ type DeltaOutcome = 'applied' | 'overlap' | 'gap'
 
 /** Appends one delta using its `offset` (the field's length before the delta). */
 function tryDelta(t: Transcript, m: DeltaMutation): [Transcript, DeltaOutcome] {
-  const at = indexOfMessage(t.messages, m.message_id)
-  if (at < 0) return [t, 'gap']
-  const message = t.messages[at]
+  const at = t.messages.indexOf(m.message_id)
+  const message = t.messages.at(at)
+  if (!message) return [t, 'gap']
   const pi = message.parts.findIndex((p) => p.part_id === m.part_id)
   const part = pi >= 0 ? message.parts[pi] : undefined
   if (!part) return [t, 'gap']
@@ -173,9 +153,7 @@ function tryDelta(t: Transcript, m: DeltaMutation): [Transcript, DeltaOutcome] {
   const parts = message.parts.slice()
   if (part.type === 'tool_call') parts[pi] = { ...part, input_text: next }
   else if (part.type === 'text' || part.type === 'reasoning') parts[pi] = { ...part, text: next }
-  const messages = t.messages.slice()
-  messages[at] = { ...message, parts }
-  return [{ ...t, messages }, 'applied']
+  return [{ ...t, messages: t.messages.replace([[at, { ...message, parts }]]) }, 'applied']
 }
 
 /** Retries the held deltas of one message after it changed; drops those that can never fit. */
@@ -193,7 +171,7 @@ function replayHeld(t: Transcript, message_id: string): Transcript {
     if (outcome === 'gap') keep.push(d)
   }
   // A finished message is final: deltas that still do not fit it are obsolete.
-  const message = next.messages[indexOfMessage(next.messages, message_id)]
+  const message = next.messages.get(message_id)
   const held =
     message && message.status !== 'streaming' ? keep.filter((d) => d.message_id !== message_id) : keep
   return { ...next, held }
@@ -208,18 +186,17 @@ export function applyToTranscript(t: Transcript, m: MessageMutation): Transcript
       return mergeOne(t, m.message)
 
     case 'part': {
-      const at = indexOfMessage(t.messages, m.message_id)
+      const at = t.messages.indexOf(m.message_id)
+      const message = t.messages.at(at)
       const interactions = noteInteractions(t.interactions, m.message_id, [m.part])
       // An interaction is worth knowing even before its message arrives: it gates the turn.
-      if (at < 0) return { ...t, interactions }
-      const message = t.messages[at]
+      if (!message) return { ...t, interactions }
       if (m.revision < message.revision) return t
       const pi = message.parts.findIndex((p) => p.part_id === m.part.part_id)
       const parts = message.parts.slice()
       if (pi >= 0) parts[pi] = m.part
       else parts.push(m.part)
-      const messages = t.messages.slice()
-      messages[at] = { ...message, parts, revision: m.revision }
+      const messages = t.messages.replace([[at, { ...message, parts, revision: m.revision }]])
       return replayHeld({ ...t, messages, interactions }, m.message_id)
     }
 
@@ -230,61 +207,32 @@ export function applyToTranscript(t: Transcript, m: MessageMutation): Transcript
   }
 }
 
-/** Index of `message_id` among the messages with this `seq` (seq never changes), or -1. */
-function indexBySeq(messages: SessionMessage[], seq: number, message_id: string): number {
-  let lo = 0
-  let hi = messages.length
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1
-    if (messages[mid].seq < seq) lo = mid + 1
-    else hi = mid
-  }
-  for (let i = lo; i < messages.length && messages[i].seq === seq; i++)
-    if (messages[i].message_id === message_id) return i
-  return -1
-}
-
 /**
  * Merges one `messages()` page (any order) by `message_id` + `revision`. `older` pages come
  * from "load earlier" and move the cursor back; the latest page sets it only the first time.
  *
- * One pass for the whole page, so merging a page costs O(page + loaded) array copying, not a
- * search and a copy per message: known messages are found by `seq` (binary search), new ones
- * are merged in as a sorted run (an older page is simply put in front).
+ * One pass for the whole page: known messages are replaced together (each chunk they touch is
+ * copied once), new ones are inserted as one sorted run (an older page simply goes in front),
+ * so merging a page costs O(page), whatever the number of loaded messages.
  */
 export function loadPage(t: Transcript, page: MessagesPage, opts: { older?: boolean } = {}): Transcript {
   const items = page.items.slice().sort((a, b) => a.seq - b.seq)
-  let messages = t.messages
   let interactions = t.interactions
+  const known: [number, SessionMessage][] = []
   const fresh: SessionMessage[] = []
   const touched: string[] = []
   for (const incoming of items) {
-    const at = indexBySeq(messages, incoming.seq, incoming.message_id)
-    const merged = mergeMessage(at >= 0 ? messages[at] : undefined, incoming)
+    // Found by seq (seq never changes): an older page's messages are new at a glance.
+    const at = t.messages.indexOf(incoming.message_id, incoming.seq)
+    const local = t.messages.at(at)
+    const merged = mergeMessage(local, incoming)
     if (!merged) continue
-    if (at >= 0) {
-      if (messages === t.messages) messages = messages.slice()
-      messages[at] = merged
-    } else fresh.push(merged)
+    if (local) known.push([at, merged])
+    else fresh.push(merged)
     interactions = noteInteractions(interactions, merged.message_id, merged.parts)
     touched.push(merged.message_id)
   }
-  if (fresh.length > 0) {
-    if (messages.length === 0 || fresh[fresh.length - 1].seq < messages[0].seq)
-      messages = fresh.concat(messages)
-    else {
-      // Two sorted runs; on equal seq the loaded message stays first (arrival order).
-      const out: SessionMessage[] = []
-      let i = 0
-      let j = 0
-      while (i < messages.length || j < fresh.length) {
-        if (j >= fresh.length || (i < messages.length && messages[i].seq <= fresh[j].seq))
-          out.push(messages[i++])
-        else out.push(fresh[j++])
-      }
-      messages = out
-    }
-  }
+  const messages = t.messages.replace(known).insert(fresh)
   let next: Transcript = { ...t, messages, interactions }
   if (next.held.length > 0) for (const id of touched) next = replayHeld(next, id)
   const older_cursor = opts.older || !t.loaded ? page.next_cursor : t.older_cursor

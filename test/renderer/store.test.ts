@@ -64,7 +64,7 @@ describe('app store', () => {
     expect(state().ready).toBe(true)
     expect(state().app?.models[0].label).toBe('Scripted offline model')
     expect(state().transcript?.session_id).toBe(SID)
-    expect(firstText(state().transcript?.messages[0])).toBe('hi')
+    expect(firstText(state().transcript?.messages.at(0))).toBe('hi')
     expect(opened).toEqual([SID])
   })
 
@@ -112,9 +112,9 @@ describe('app store', () => {
     emit(messageMut(msg('m1', 1, { status: 'streaming', parts: [text('p', '')] })))
     emit(delta('m1', 'p', 0, 'Hel'))
     emit(delta('m1', 'p', 3, 'lo'))
-    expect(state().transcript?.messages).toEqual([])
+    expect(state().transcript?.messages.toArray()).toEqual([])
     frame()
-    expect(firstText(state().transcript?.messages[0])).toBe('Hello')
+    expect(firstText(state().transcript?.messages.at(0))).toBe('Hello')
   })
 
   it('a page answered after queued live mutations never rolls them back', async () => {
@@ -130,7 +130,7 @@ describe('app store', () => {
     host.setConnected(true)
     await settle()
     expect(state().transcript?.messages).toHaveLength(1)
-    expect(firstText(state().transcript?.messages[0])).toBe('live')
+    expect(firstText(state().transcript?.messages.at(0))).toBe('live')
   })
 
   it('after a reconnect re-subscribes, reloads and converges without duplicates', async () => {
@@ -148,7 +148,11 @@ describe('app store', () => {
     const methods = host.methods()
     expect(methods).toContain('session.subscribe')
     expect(methods.indexOf('session.subscribe')).toBeLessThan(methods.indexOf('session.messages'))
-    expect(state().transcript?.messages.map((m) => m.message_id)).toEqual(['m1', 'm2'])
+    expect(
+      state()
+        .transcript?.messages.toArray()
+        .map((m) => m.message_id),
+    ).toEqual(['m1', 'm2'])
   })
 
   it('refetches the latest page when the live stream has a gap', async () => {
@@ -167,7 +171,7 @@ describe('app store', () => {
     expect(staleMessageIds(state().transcript)).toEqual(['m1'])
     await settle()
     expect(host.methods()).toEqual(['session.messages'])
-    expect(firstText(state().transcript?.messages[0])).toBe('Hello there, friend')
+    expect(firstText(state().transcript?.messages.at(0))).toBe('Hello there, friend')
     expect(staleMessageIds(state().transcript)).toEqual([])
   })
 
@@ -212,7 +216,7 @@ describe('app store', () => {
     })
     expect(await app.actions.send('x')).toBe(false)
     expect(state().notice?.text).toBe('Could not send: too long')
-    expect(state().transcript?.messages).toEqual([])
+    expect(state().transcript?.messages.toArray()).toEqual([])
   })
 
   it('responds to an interaction with the chosen decision', async () => {
@@ -253,7 +257,11 @@ describe('app store', () => {
       return { items: [msg('m1', 1)], next_cursor: null }
     })
     await app.actions.loadOlder()
-    expect(state().transcript?.messages.map((m) => m.message_id)).toEqual(['m1', 'm2', 'm3'])
+    expect(
+      state()
+        .transcript?.messages.toArray()
+        .map((m) => m.message_id),
+    ).toEqual(['m1', 'm2', 'm3'])
     expect(state().transcript?.older_cursor).toBeNull()
     expect(state().loadingOlder).toBe(false)
   })
@@ -319,7 +327,11 @@ describe('app store', () => {
     }
     host.on('session.messages', ({ cursor }) => pages[cursor as string])
     await app.actions.openAt(SID, 'm1')
-    expect(state().transcript?.messages.map((m) => m.message_id)).toEqual(['m1', 'm5', 'm9'])
+    expect(
+      state()
+        .transcript?.messages.toArray()
+        .map((m) => m.message_id),
+    ).toEqual(['m1', 'm5', 'm9'])
     expect(state().focus?.message_id).toBe('m1')
     const limits = host.calls
       .filter((c) => c.method === 'session.messages')
@@ -376,7 +388,7 @@ describe('app store', () => {
     expect(state().transcript?.messages).toHaveLength(1)
     items = []
     await app.actions.clearMessages(SID)
-    expect(state().transcript?.messages).toEqual([])
+    expect(state().transcript?.messages.toArray()).toEqual([])
     expect(state().transcript?.loaded).toBe(true)
   })
 })

@@ -69,8 +69,8 @@ describe('session sync engine', () => {
     await opening
     const t = chat().transcript
     expect(t?.loaded).toBe(true)
-    expect(t?.messages.map((m) => m.message_id)).toEqual(['m1', 'm2'])
-    expect(firstText(t?.messages[1])).toBe('Hello there')
+    expect(t?.messages.toArray().map((m) => m.message_id)).toEqual(['m1', 'm2'])
+    expect(firstText(t?.messages.at(1))).toBe('Hello there')
   })
 
   it('leaving a session unsubscribes it; its late mutations never reach the next one', async () => {
@@ -82,7 +82,7 @@ describe('session sync engine', () => {
     emit(messageMut(msg('m1', 1)))
     frame()
     expect(chat().transcript?.session_id).toBe('ses_2')
-    expect(chat().transcript?.messages).toEqual([])
+    expect(chat().transcript?.messages.toArray()).toEqual([])
   })
 
   it('after a reconnect the SDK re-subscribes; resync reloads the page and the interactions', async () => {
@@ -97,7 +97,11 @@ describe('session sync engine', () => {
     const methods = host.methods()
     expect(methods[0]).toBe('session.subscribe')
     expect(methods.filter((m) => m === 'session.interactions')).toHaveLength(1)
-    expect(chat().transcript?.messages.map((m) => m.message_id)).toEqual(['m1'])
+    expect(
+      chat()
+        .transcript?.messages.toArray()
+        .map((m) => m.message_id),
+    ).toEqual(['m1'])
   })
 
   it('drops a session that answers not_found, and reports other failures', async () => {

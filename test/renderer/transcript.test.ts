@@ -22,7 +22,7 @@ function run(state: ChatState, ...mutations: SessionMutation[]): Transcript {
   return next.transcript
 }
 
-const ids = (t: Transcript) => t.messages.map((m) => m.message_id)
+const ids = (t: Transcript) => t.messages.toArray().map((m) => m.message_id)
 
 describe('message mutations', () => {
   it('inserts new messages sorted by seq, whatever the arrival order', () => {
@@ -35,9 +35,9 @@ describe('message mutations', () => {
     const b = msg('m1', 1, { revision: 2, parts: [text('p', 'new')] })
     const c = msg('m1', 1, { revision: 2, parts: [text('p', 'same revision, later copy')] })
     let t = run(open(), messageMut(a), messageMut(b))
-    expect(firstText(t.messages[0])).toBe('new')
+    expect(firstText(t.messages.at(0))).toBe('new')
     t = run(open(t), messageMut(c))
-    expect(firstText(t.messages[0])).toBe('same revision, later copy')
+    expect(firstText(t.messages.at(0))).toBe('same revision, later copy')
     expect(t.messages).toHaveLength(1)
   })
 
@@ -45,8 +45,8 @@ describe('message mutations', () => {
     const newer = msg('m1', 1, { revision: 5, parts: [text('p', 'newer')] })
     const older = msg('m1', 1, { revision: 4, parts: [text('p', 'older')] })
     const t = run(open(), messageMut(newer), messageMut(older))
-    expect(firstText(t.messages[0])).toBe('newer')
-    expect(t.messages[0].revision).toBe(5)
+    expect(firstText(t.messages.at(0))).toBe('newer')
+    expect(t.messages.at(0)?.revision).toBe(5)
   })
 
   it('ignores mutations of another session and keeps the same state object', () => {
@@ -58,8 +58,8 @@ describe('message mutations', () => {
   it('leaves unchanged messages identical (memoised rendering relies on it)', () => {
     const t1 = run(open(), messageMut(msg('m1', 1)), messageMut(msg('m2', 2, { status: 'streaming' })))
     const t2 = run(open(t1), delta('m2', 'm2_p1', 0, 'hi'))
-    expect(t2.messages[0]).toBe(t1.messages[0])
-    expect(t2.messages[1]).not.toBe(t1.messages[1])
+    expect(t2.messages.at(0)).toBe(t1.messages.at(0))
+    expect(t2.messages.at(1)).not.toBe(t1.messages.at(1))
   })
 })
 
@@ -68,20 +68,20 @@ describe('part mutations', () => {
 
   it('inserts a missing part and bumps the revision', () => {
     const t = run(open(base()), partMut('m1', 3, toolCall('p2', { status: 'running' })))
-    expect(t.messages[0].parts.map((p) => p.part_id)).toEqual(['p1', 'p2'])
-    expect(t.messages[0].revision).toBe(3)
+    expect(t.messages.at(0)?.parts.map((p) => p.part_id)).toEqual(['p1', 'p2'])
+    expect(t.messages.at(0)?.revision).toBe(3)
   })
 
   it('replaces a part by part_id when the revision is not older', () => {
     let t = run(open(base()), partMut('m1', 3, toolCall('p2', { status: 'running' })))
     t = run(open(t), partMut('m1', 3, toolCall('p2', { status: 'done', output: 'ok' })))
-    const part = t.messages[0].parts[1]
-    expect(part.type === 'tool_call' && part.status).toBe('done')
+    const part = t.messages.at(0)?.parts[1]
+    expect(part?.type === 'tool_call' && part.status).toBe('done')
   })
 
   it('ignores a part older than the message', () => {
     const t = run(open(base()), partMut('m1', 1, text('p1', 'ancient')))
-    expect(firstText(t.messages[0])).toBe('hello')
+    expect(firstText(t.messages.at(0))).toBe('hello')
   })
 
   it('records a pending interaction, and forgets it once resolved', () => {
@@ -110,7 +110,7 @@ describe('delta mutations', () => {
 
   it('appends text at the current length', () => {
     const t = run(open(streaming()), delta('m1', 't1', 0, 'Hel'), delta('m1', 't1', 3, 'lo'))
-    expect(firstText(t.messages[0])).toBe('Hello')
+    expect(firstText(t.messages.at(0))).toBe('Hello')
     expect(staleMessageIds(t)).toEqual([])
   })
 
@@ -120,14 +120,14 @@ describe('delta mutations', () => {
       delta('m1', 'c1', 0, '{"path":', 'input'),
       delta('m1', 'c1', 8, '"a"}', 'input'),
     )
-    const call = t.messages[0].parts[1]
-    expect(call.type === 'tool_call' && call.input_text).toBe('{"path":"a"}')
+    const call = t.messages.at(0)?.parts[1]
+    expect(call?.type === 'tool_call' && call.input_text).toBe('{"path":"a"}')
   })
 
   it('appends only the non-overlapping tail of an overlapping delta', () => {
     let t = run(open(streaming()), delta('m1', 't1', 0, 'Hello wor'))
     t = run(open(t), delta('m1', 't1', 6, 'world!'))
-    expect(firstText(t.messages[0])).toBe('Hello world!')
+    expect(firstText(t.messages.at(0))).toBe('Hello world!')
   })
 
   it('drops a delta that is entirely behind us', () => {
@@ -138,7 +138,7 @@ describe('delta mutations', () => {
 
   it('holds a delta that starts past our text and marks the message stale', () => {
     const t = run(open(streaming()), delta('m1', 't1', 0, 'Hi'), delta('m1', 't1', 5, 'there'))
-    expect(firstText(t.messages[0])).toBe('Hi')
+    expect(firstText(t.messages.at(0))).toBe('Hi')
     expect(staleMessageIds(t)).toEqual(['m1'])
   })
 
@@ -150,7 +150,7 @@ describe('delta mutations', () => {
       delta('m1', 't1', 0, 'c', 'input'),
     )
     expect(staleMessageIds(t).sort()).toEqual(['m1', 'nope'])
-    expect(firstText(t.messages[0])).toBe('')
+    expect(firstText(t.messages.at(0))).toBe('')
   })
 
   it('replays held deltas once a snapshot fills the gap', () => {
@@ -166,7 +166,7 @@ describe('delta mutations', () => {
       items: [msg('m1', 1, { status: 'streaming', parts: [text('t1', 'Hi, t')] })],
       next_cursor: null,
     })
-    expect(firstText(t.messages[0])).toBe('Hi, there!')
+    expect(firstText(t.messages.at(0))).toBe('Hi, there!')
     expect(staleMessageIds(t)).toEqual([])
   })
 
@@ -176,7 +176,7 @@ describe('delta mutations', () => {
       open(t),
       messageMut(msg('m1', 1, { revision: 2, status: 'complete', parts: [text('t1', 'Final.')] })),
     )
-    expect(firstText(t.messages[0])).toBe('Final.')
+    expect(firstText(t.messages.at(0))).toBe('Final.')
     expect(staleMessageIds(t)).toEqual([])
   })
 
@@ -220,7 +220,7 @@ describe('loadPage', () => {
       next_cursor: 'c3',
     })
     expect(ids(t)).toEqual(['m1', 'm2', 'm5', 'm6', 'm7', 'm8'])
-    expect(firstText(t.messages[2])).toBe('edited')
+    expect(firstText(t.messages.at(2))).toBe('edited')
     expect(t.older_cursor).toBe('c2') // the latest page moves the cursor only the first time
   })
 
@@ -235,7 +235,7 @@ describe('loadPage', () => {
       next_cursor: 'c1',
     })
     expect(ids(t)).toEqual(['m1', 'm2', 'm3'])
-    expect(firstText(t.messages[2])).toBe('live')
+    expect(firstText(t.messages.at(2))).toBe('live')
     expect(t.loaded).toBe(true)
     expect(t.older_cursor).toBe('c1')
   })
@@ -244,7 +244,7 @@ describe('loadPage', () => {
     const page = { items: [msg('m2', 2), msg('m1', 1)], next_cursor: null }
     const once = loadPage(emptyTranscript(SID), page)
     const twice = loadPage(once, page)
-    expect(twice.messages).toEqual(once.messages)
+    expect(twice.messages.toArray()).toEqual(once.messages.toArray())
   })
 
   it('keeps streamed text longer than a lagging persisted copy of a streaming message', () => {
@@ -257,10 +257,10 @@ describe('loadPage', () => {
       items: [msg('m1', 1, { status: 'streaming', parts: [text('p', 'Hello')] })],
       next_cursor: null,
     })
-    expect(firstText(t.messages[0])).toBe('Hello world')
+    expect(firstText(t.messages.at(0))).toBe('Hello world')
     // ...and the live stream continues from there.
     t = run(open(t), delta('m1', 'p', 11, '!'))
-    expect(firstText(t.messages[0])).toBe('Hello world!')
+    expect(firstText(t.messages.at(0))).toBe('Hello world!')
   })
 
   it('takes the persisted text of a finished message', () => {
@@ -269,8 +269,8 @@ describe('loadPage', () => {
       items: [msg('m1', 1, { revision: 2, status: 'cancelled', parts: [text('p', 'Hello')] })],
       next_cursor: null,
     })
-    expect(firstText(t.messages[0])).toBe('Hello')
-    expect(t.messages[0].status).toBe('cancelled')
+    expect(firstText(t.messages.at(0))).toBe('Hello')
+    expect(t.messages.at(0)?.status).toBe('cancelled')
   })
 
   it('moves the older cursor only for older pages after the first load', () => {
@@ -290,7 +290,7 @@ describe('loadPage', () => {
       items: [msg('m1', 1, { status: 'streaming', parts: [text('p', 'Hello')] })],
       next_cursor: null,
     })
-    expect(firstText(t.messages[0])).toBe('Hello world')
+    expect(firstText(t.messages.at(0))).toBe('Hello world')
     expect(staleMessageIds(t)).toEqual([])
   })
 })

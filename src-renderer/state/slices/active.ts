@@ -162,7 +162,9 @@ export function createActiveSlice(api: SliceApi): Slice<ActiveState, ActiveActio
 
     async retry(turn_id) {
       const t = get().transcript
-      const prompt = t?.messages.find((m) => m.role === 'user' && m.kind === 'text' && m.turn_id === turn_id)
+      const prompt = t?.messages.findLast(
+        (m) => m.role === 'user' && m.kind === 'text' && m.turn_id === turn_id,
+      )
       const text = prompt?.parts.map((p) => (p.type === 'text' ? p.text : '')).join('')
       if (!text) {
         api.actions.notify('The prompt of that turn is not loaded; scroll up to it and send it again.')
@@ -208,7 +210,7 @@ export function createActiveSlice(api: SliceApi): Slice<ActiveState, ActiveActio
       for (let guard = 0; guard < 200; guard++) {
         const t = get().transcript
         if (t?.session_id !== session_id) return
-        if (t.messages.some((m) => m.message_id === message_id)) break
+        if (t.messages.indexOf(message_id) >= 0) break
         try {
           if (!(await sync.older(500))) break
         } catch (err) {
