@@ -2,7 +2,7 @@ import { ArborError } from '../../../src-shared/errors'
 import type { SessionMessage } from '../../../src-shared/types'
 import type { MessageLog, SettingsStore } from '../types'
 import { inTransaction, type Db, type Row } from './db'
-import type { Lineage } from './lineage'
+import type { Lineage, Segment } from './lineage'
 import { json, toMessage } from './rows'
 import { messageText, prepareSearch } from './search'
 
@@ -29,6 +29,43 @@ export function sqliteMessageLog(db: Db, lineage: Lineage, settings: SettingsSto
     ftsBacklog: p(`SELECT id, parts, status FROM messages WHERE id > ? AND id <= ? ORDER BY id ASC LIMIT ?`),
     ftsInsert: p('INSERT INTO messages_fts(rowid, text) VALUES (?, ?)'),
     ftsDelete: p('DELETE FROM messages_fts WHERE rowid = ?'),
+  }
+
+  /**
+   * The newest rows of inherited lineage segments. A fork reads its ancestors' rows up to its
+   * fork point, and those never change (a fork is refused while anything below it is in flight,
+   * and a session only ever updates its running turn's messages, which are its own). So the
+   * first page at the tip of a deep fork chain is one query for the session's own rows plus
+   * these, instead of one query per ancestor. An update to a session's row drops its entries.
+   */
+  const INHERITED_ROWS = 64
+  const inherited = new Map<string, Row[]>()
+  const inheritedPage = (seg: Segment, lo: number, before: number, limit: number): Row[] | null => {
+    const key = `${seg.session_id}:${seg.hi}`
+    let rows = inherited.get(key)
+    if (!rows) {
+      rows = stmts.pageMessages.all(
+        seg.session_id,
+        seg.lo,
+        seg.hi,
+        Number.MAX_SAFE_INTEGER,
+        INHERITED_ROWS,
+      ) as Row[]
+      if (inherited.size >= 512) inherited.delete(inherited.keys().next().value!)
+      inherited.set(key, rows)
+    }
+    const out: Row[] = []
+    for (const r of rows) {
+      const seq = r.seq as number
+      if (seq >= before) continue
+      if (seq <= lo || out.length >= limit) return out
+      out.push(r)
+    }
+    // Every cached row was taken: the rest of the segment (if any) is not cached.
+    return rows.length < INHERITED_ROWS ? out : null
+  }
+  const forgetInherited = (session_id: string) => {
+    for (const key of inherited.keys()) if (key.startsWith(`${session_id}:`)) inherited.delete(key)
   }
 
   /**
@@ -75,6 +112,7 @@ export function sqliteMessageLog(db: Db, lineage: Lineage, settings: SettingsSto
       parts: json(message.parts),
     }) as number | undefined
     if (id !== undefined) index(id, message.status, message.parts)
+    forgetInherited(message.session_id)
   })
   return {
     insertMessage(message) {
@@ -111,17 +149,17 @@ export function sqliteMessageLog(db: Db, lineage: Lineage, settings: SettingsSto
       const floor = Math.max(0, (session.visible_from_seq as number) - 1)
       const before = opts.before_seq ?? Number.MAX_SAFE_INTEGER
       const out: SessionMessage[] = []
+      let own = true
       for (const seg of lineage.segments(session_id)) {
         if (out.length >= opts.limit) break
         const lo = Math.max(seg.lo, floor)
+        const inheritedSeg = !own
+        own = false
         if (lo >= seg.hi || before <= lo) continue
-        const rows = stmts.pageMessages.all(
-          seg.session_id,
-          lo,
-          seg.hi,
-          before,
-          opts.limit - out.length,
-        ) as Row[]
+        const want = opts.limit - out.length
+        const rows =
+          (inheritedSeg ? inheritedPage(seg, lo, before, want) : null) ??
+          (stmts.pageMessages.all(seg.session_id, lo, seg.hi, before, want) as Row[])
         for (const r of rows) out.push(toMessage(r))
       }
       return out

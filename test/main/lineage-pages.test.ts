@@ -1,0 +1,98 @@
+import Database from 'better-sqlite3'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import type { Session } from '../../src-main/runtime'
+import type { SessionMessage } from '../../src-shared/types'
+import { sqliteRuntime, tempDir } from './helpers'
+
+/**
+ * Pages across a fork lineage read the ancestors' newest rows from a cache (they never change
+ * below a fork point). Every page, with every cursor, must be what walking the lineage gives.
+ */
+describe('pages across deep fork chains', () => {
+  it('match the lineage walked message by message, at every cursor, for chains of every shape', async () => {
+    const dataDir = tempDir()
+    const rt = sqliteRuntime({ dataDir })
+    const say = (s: Session, n: number, tag: string) =>
+      rt.store.transaction(() => {
+        for (let i = 0; i < n; i++)
+          rt.store.insertMessage({
+            message_id: `msg_${tag}_${i}`,
+            session_id: s.session_id,
+            role: i % 2 ? 'assistant' : 'user',
+            kind: 'text',
+            status: 'complete',
+            revision: 1,
+            created_at: i,
+            updated_at: i,
+            parts: [{ type: 'text', part_id: `prt_${tag}_${i}`, text: `${tag} ${i}` }],
+          })
+      })
+    // Two messages per fork, forks from the middle of their parent, and one long ancestor
+    // (longer than the cached rows), so pages cross cached and uncached segments.
+    const root = await rt.sessions.create()
+    say(root, 150, 'root')
+    let tip = root
+    const chain: Session[] = [root]
+    for (let d = 0; d < 12; d++) {
+      const page = await tip.messages({ limit: 3 })
+      tip = d % 3 === 0 ? await tip.fork({ message_id: page.items[0]!.message_id }) : await tip.fork()
+      say(tip, d % 4 === 0 ? 70 : 2, `f${d}`)
+      chain.push(tip)
+    }
+
+    /** The reference, read raw: each segment of the lineage (parent up to the fork point), by seq. */
+    const db = new Database(join(dataDir, 'arbor.db'), { readonly: true })
+    const sessionRow = db.prepare('SELECT * FROM sessions WHERE session_id = ?')
+    const rowsIn = db.prepare(
+      'SELECT seq, message_id FROM messages WHERE session_id = ? AND seq > ? AND seq <= ?',
+    )
+    const expected = (s: Session): string[] => {
+      type R = { fork_seq: number; parent_session_id: string | null; visible_from_seq: number }
+      const floor = (sessionRow.get(s.session_id) as R).visible_from_seq - 1
+      const all: Array<{ seq: number; message_id: string }> = []
+      let hi = Number.MAX_SAFE_INTEGER
+      let id: string | null = s.session_id
+      while (id) {
+        const r = sessionRow.get(id) as R
+        all.push(...(rowsIn.all(id, Math.max(r.fork_seq, floor), hi) as typeof all))
+        hi = Math.min(hi, r.fork_seq)
+        id = r.parent_session_id
+      }
+      return all.sort((a, b) => a.seq - b.seq).map((m) => m.message_id)
+    }
+    const paged = async (s: Session, limit: number): Promise<string[]> => {
+      const ids: string[] = []
+      let cursor: string | null = null
+      do {
+        const page: { items: SessionMessage[]; next_cursor: string | null } = await s.messages({
+          cursor,
+          limit,
+        })
+        ids.unshift(...page.items.map((m) => m.message_id))
+        cursor = page.next_cursor
+      } while (cursor)
+      return ids
+    }
+    for (const s of chain) {
+      const want = expected(s)
+      expect(want.length).toBe((await s.get_info()).message_count)
+      for (const limit of [2, 7, 50, 200]) expect(await paged(s, limit)).toEqual(want)
+    }
+
+    // A parent's message changed (as only its running turn does): its forks see the change.
+    const parent = chain[5]!
+    const first = (await parent.messages({ limit: 1 })).items[0]!
+    rt.store.updateMessage({
+      ...first,
+      revision: first.revision + 1,
+      parts: [{ type: 'text', part_id: 'prt_changed', text: 'changed' }],
+    })
+    const child = chain[6]!
+    const seen = (await child.messages({ limit: 10 })).items.find((m) => m.message_id === first.message_id)
+    // The child forked at the parent's end, so it inherits that message, now changed.
+    expect(seen?.parts).toEqual([{ type: 'text', part_id: 'prt_changed', text: 'changed' }])
+    db.close()
+    await rt.close()
+  })
+})
