@@ -16,6 +16,8 @@ export interface Segment {
  */
 export class Lineage {
   private readonly cache = new Map<string, Segment[]>()
+  /** The newest rows of inherited segments, by `session_id:hi` (see inheritedRows). */
+  private readonly rows = new Map<string, Row[]>()
   private readonly stmts
 
   constructor(db: Db) {
@@ -32,6 +34,28 @@ export class Lineage {
 
   clear(): void {
     this.cache.clear()
+    this.rows.clear()
+  }
+
+  /**
+   * The newest rows of a segment a fork inherits, loaded once. Rows below a fork point never
+   * change (a fork is refused while anything below it is in flight, and a session only updates
+   * its running turn's messages, its own); an update still drops the session's entries
+   * (forgetRows), and so does anything that clears the lineage (a removal deletes rows).
+   */
+  inheritedRows(seg: Segment, load: () => Row[]): Row[] {
+    const key = `${seg.session_id}:${seg.hi}`
+    let rows = this.rows.get(key)
+    if (!rows) {
+      rows = load()
+      if (this.rows.size >= 512) this.rows.delete(this.rows.keys().next().value!)
+      this.rows.set(key, rows)
+    }
+    return rows
+  }
+
+  forgetRows(session_id: string): void {
+    for (const key of this.rows.keys()) if (key.startsWith(`${session_id}:`)) this.rows.delete(key)
   }
 
   /** The lineage of a session as disjoint seq ranges, newest first. */

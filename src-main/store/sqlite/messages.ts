@@ -32,28 +32,23 @@ export function sqliteMessageLog(db: Db, lineage: Lineage, settings: SettingsSto
   }
 
   /**
-   * The newest rows of inherited lineage segments. A fork reads its ancestors' rows up to its
-   * fork point, and those never change (a fork is refused while anything below it is in flight,
-   * and a session only ever updates its running turn's messages, which are its own). So the
-   * first page at the tip of a deep fork chain is one query for the session's own rows plus
-   * these, instead of one query per ancestor. An update to a session's row drops its entries.
+   * A page of an inherited segment from its cached newest rows (Lineage.inheritedRows), so the
+   * first page at the tip of a deep fork chain is one query for the session's own rows, not one
+   * per ancestor. Null when the page reaches past the cached rows.
    */
   const INHERITED_ROWS = 64
-  const inherited = new Map<string, Row[]>()
   const inheritedPage = (seg: Segment, lo: number, before: number, limit: number): Row[] | null => {
-    const key = `${seg.session_id}:${seg.hi}`
-    let rows = inherited.get(key)
-    if (!rows) {
-      rows = stmts.pageMessages.all(
-        seg.session_id,
-        seg.lo,
-        seg.hi,
-        Number.MAX_SAFE_INTEGER,
-        INHERITED_ROWS,
-      ) as Row[]
-      if (inherited.size >= 512) inherited.delete(inherited.keys().next().value!)
-      inherited.set(key, rows)
-    }
+    const rows = lineage.inheritedRows(
+      seg,
+      () =>
+        stmts.pageMessages.all(
+          seg.session_id,
+          seg.lo,
+          seg.hi,
+          Number.MAX_SAFE_INTEGER,
+          INHERITED_ROWS,
+        ) as Row[],
+    )
     const out: Row[] = []
     for (const r of rows) {
       const seq = r.seq as number
@@ -63,9 +58,6 @@ export function sqliteMessageLog(db: Db, lineage: Lineage, settings: SettingsSto
     }
     // Every cached row was taken: the rest of the segment (if any) is not cached.
     return rows.length < INHERITED_ROWS ? out : null
-  }
-  const forgetInherited = (session_id: string) => {
-    for (const key of inherited.keys()) if (key.startsWith(`${session_id}:`)) inherited.delete(key)
   }
 
   /**
@@ -112,7 +104,7 @@ export function sqliteMessageLog(db: Db, lineage: Lineage, settings: SettingsSto
       parts: json(message.parts),
     }) as number | undefined
     if (id !== undefined) index(id, message.status, message.parts)
-    forgetInherited(message.session_id)
+    lineage.forgetRows(message.session_id)
   })
   return {
     insertMessage(message) {
