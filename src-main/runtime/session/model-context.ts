@@ -29,6 +29,8 @@ interface Settled {
   upto: number
   /** One entry per settled message that yields model messages, oldest first. */
   entries: Array<{ seq: number; chars: number; messages: ModelMessage[] }>
+  /** The entries' model messages in one array (what every step sends first). */
+  flat: ModelMessage[]
   chars: number
 }
 
@@ -80,11 +82,7 @@ export class ContextCache {
       this.settle(s, m)
     }
     trim(s, budget)
-    const live = buildModelMessages(fresh.slice(i))
-    const out: ModelMessage[] = []
-    for (const e of s.entries) for (const mm of e.messages) out.push(mm)
-    for (const mm of live) out.push(mm)
-    return out
+    return s.flat.concat(buildModelMessages(fresh.slice(i)))
   }
 
   /** A fork starts from its parent's settled context, up to the fork point. */
@@ -96,6 +94,7 @@ export class ContextCache {
       key: p.key,
       upto: Math.min(p.upto, child.fork_seq),
       entries,
+      flat: entries.flatMap((e) => e.messages),
       chars: entries.reduce((n, e) => n + e.chars, 0),
     })
   }
@@ -110,6 +109,7 @@ export class ContextCache {
     if (messages.length === 0) return
     const chars = messageChars(m)
     s.entries.push({ seq: m.seq, chars, messages })
+    for (const mm of messages) s.flat.push(mm)
     s.chars += chars
   }
 
@@ -140,7 +140,7 @@ export class ContextCache {
       m.status === 'streaming' || (activeTurnId !== null && m.turn_id === activeTurnId)
     let end = 0
     while (end < newestFirst.length && unsettled(newestFirst[end])) end++
-    const s: Settled = { key: keyOf(row), upto: floor - 1, entries: [], chars: 0 }
+    const s: Settled = { key: keyOf(row), upto: floor - 1, entries: [], flat: [], chars: 0 }
     const oldest = newestFirst.length - 1
     if (oldest >= end) s.upto = newestFirst[oldest].seq - 1
     for (let k = oldest; k >= end; k--) this.settle(s, newestFirst[k])
@@ -160,5 +160,6 @@ function trim(s: Settled, budget: number): void {
   while (drop < s.entries.length && s.entries[drop].messages[0]?.role !== 'user')
     chars -= s.entries[drop++].chars
   s.entries = s.entries.slice(drop)
+  s.flat = s.entries.flatMap((e) => e.messages)
   s.chars = chars
 }
