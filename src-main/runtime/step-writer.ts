@@ -15,8 +15,8 @@ export const FLUSH_INTERVAL_MS = 200
 export interface StepWriterIo {
   session_id: string
   store: Store
-  /** Persists a new (streaming) assistant message and publishes it. */
-  open(): SessionMessage
+  /** Persists a new (streaming) assistant message holding `parts` and publishes it. */
+  open(parts: MessagePart[]): SessionMessage
   publish(mutation: SessionMutation): void
   /** A timed flush failed (it runs on a timer, so nobody else would hear of it). */
   log(message: string): void
@@ -49,12 +49,17 @@ export class StepWriter {
   }
 
   private ensure(): SessionMessage {
-    this.message ??= this.io.open()
+    this.message ??= this.io.open([])
     return this.message
   }
 
   private addPart<P extends MessagePart>(part: P): P {
-    const m = this.ensure()
+    if (!this.message) {
+      // The step's first output: the message is created holding it (one write, one publish).
+      this.message = this.io.open([part])
+      return this.message.parts[0] as P
+    }
+    const m = this.message
     m.parts.push(part)
     this.io.store.updateMessage(m)
     this.publishPart(part)
@@ -81,8 +86,7 @@ export class StepWriter {
 
   /** Appends to the last text (or reasoning) part, starting a new one when the kind changes. */
   text(type: 'text' | 'reasoning', text: string): void {
-    const m = this.ensure()
-    const last = m.parts[m.parts.length - 1]
+    const last = this.message?.parts[this.message.parts.length - 1]
     const part = last && last.type === type ? last : this.addPart({ type, part_id: newId('prt'), text: '' })
     const offset = part.text.length
     part.text = appendDelta(part.text, offset, text)!

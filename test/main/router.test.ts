@@ -202,7 +202,8 @@ describe('router: one contract, validated at the boundary', () => {
       ok: true,
       data: { subscribed: true },
     })
-    const prompt = await call('session.prompt', { session_id: id, query: 'via the router' })
+    // Reasoning, then text: the first part comes inside the new message, the second as a part.
+    const prompt = await call('session.prompt', { session_id: id, query: '/think via the router' })
     expect(prompt.ok).toBe(true)
     const turn_id = (prompt as { data: { id: string } }).data.id
     expect(await call('session.wait_turn', { session_id: id, turn_id })).toEqual({

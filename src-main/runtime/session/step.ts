@@ -38,20 +38,20 @@ export async function runStep(
   })
   const messages = ctx.deps.contexts.build(row, a.turn.turn_id, budgetFor(model))
   a.lastRequest = { system, message_count: messages.length, tools: list.map((t) => t.name) }
+  // Counted in memory now, persisted with the step's end (or the turn's, if the step fails).
   a.turn.steps += 1
-  ctx.store.saveTurn(a.turn)
 
   const writer = new StepWriter({
     session_id: ctx.id,
     store: ctx.store,
     publish: (m) => ctx.publish(m),
     log: (m) => ctx.log(m),
-    open: () => {
+    open: (parts) => {
       const m = log.append({
         role: 'assistant',
         kind: 'text',
         status: 'streaming',
-        parts: [],
+        parts,
         turn_id: a.turn.turn_id,
       })
       a.streaming = m
