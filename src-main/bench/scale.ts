@@ -414,26 +414,32 @@ export async function overTheWire(dir: string, sessions: number): Promise<void> 
   const hostUp = performance.now() - started
   const arbor = await connectArbor({ url: h.url, token: h.token, WebSocket })
   const s = await arbor.sessions.create({ title: 'Wire bench' })
+  // Subscribed once, before prompting, as a client is (a subscription per prompt would add a
+  // round trip and a snapshot to each).
+  let onDelta: (() => void) | null = null
+  s.subscribe((m) => {
+    if (m.variant === 'delta' && onDelta) {
+      onDelta()
+      onDelta = null
+    }
+  })
   const firstDeltas = async (n: number) => {
     const xs: number[] = []
     for (let i = 0; i < n; i++) {
-      let resolve!: () => void
-      const got = new Promise<void>((r) => (resolve = r))
-      const off = s.subscribe((m) => {
-        if (m.variant === 'delta') resolve()
-      })
+      const got = new Promise<void>((r) => (onDelta = r))
       const t0 = performance.now()
       const turn = await s.prompt({ query: '/stream 3 0' })
       await got
       xs.push(performance.now() - t0)
-      off()
       await turn.finished
     }
     return xs
   }
-  await firstDeltas(5)
-  const alone = await firstDeltas(40)
-  const rawXs = await rawRoundTrips(40)
+  // Warmed up first (a host's first turns also compile its code), then measured.
+  await firstDeltas(50)
+  const alone = await firstDeltas(200)
+  await rawRoundTrips(50)
+  const rawXs = await rawRoundTrips(200)
 
   let tabbed: number[] = []
   let paint = 0
@@ -450,7 +456,8 @@ export async function overTheWire(dir: string, sessions: number): Promise<void> 
       await page.goto(`${new URL(h.url).origin}/?token=${h.token}#/s/${s.session_id}`)
       await page.getByRole('article').first().waitFor({ timeout: 30_000 })
       paint = performance.now() - t0
-      tabbed = await firstDeltas(40)
+      await firstDeltas(20)
+      tabbed = await firstDeltas(200)
     } finally {
       await browser.close()
     }
@@ -477,7 +484,7 @@ export async function overTheWire(dir: string, sessions: number): Promise<void> 
       base,
       'raw ws round trip',
       { diff: 1 },
-      'medians of 40',
+      'medians of 200',
     )
   if (paint)
     console.log(

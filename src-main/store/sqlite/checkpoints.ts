@@ -4,6 +4,7 @@ import { canonicalJson, sha256 } from '../canonical'
 import type { CheckpointStore, SnapshotRow } from '../types'
 import { inTransaction, type Db, type Row } from './db'
 import type { Lineage } from './lineage'
+import type { SessionRows } from './session-rows'
 import { toSnapshot } from './rows'
 
 /** The fields a snapshot's hash covers: all of the row but the hash (the state by its hash). */
@@ -28,7 +29,7 @@ function snapshotHash(s: Pick<SnapshotRow, (typeof HASHED_FIELDS)[number]>): str
  * Snapshots (immutable, content-hashed, their states stored once by hash) and each session's
  * head, which only moves by compare-and-set from the head the caller read.
  */
-export function sqliteCheckpoints(db: Db, lineage: Lineage): CheckpointStore {
+export function sqliteCheckpoints(db: Db, lineage: Lineage, rows: SessionRows): CheckpointStore {
   const p = (sql: string) => db.prepare(sql)
   const stmts = {
     headOf: p(
@@ -91,6 +92,7 @@ export function sqliteCheckpoints(db: Db, lineage: Lineage): CheckpointStore {
           step: snap.step ?? null,
           turn_id: snap.turn_id ?? null,
         })
+        rows.forget(request.session_id)
         const moved = stmts.advanceHead.run(snap.snapshot_id, request.session_id, current)
         if (moved.changes !== 1)
           throw new ArborError('conflict', 'The session head moved during the commit; retry.')

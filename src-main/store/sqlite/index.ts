@@ -8,6 +8,7 @@ import { sqliteCommandLog } from './commands'
 import { Lineage } from './lineage'
 import { sqliteMessageLog } from './messages'
 import { sqliteSessions } from './sessions'
+import { SessionRows } from './session-rows'
 import { sqliteSettings } from './settings'
 
 /**
@@ -21,7 +22,8 @@ export function openSqliteStore(path: string, opts: { checkAtOpenMaxBytes?: numb
   const { db, checkDeferred } = openDatabase(path, opts.checkAtOpenMaxBytes)
   const lineage = new Lineage(db)
   const settings = sqliteSettings(db)
-  const checkpoints = sqliteCheckpoints(db, lineage)
+  const rows = new SessionRows(db)
+  const checkpoints = sqliteCheckpoints(db, lineage, rows)
   return {
     kind: path === ':memory:' ? 'memory' : 'sqlite',
     path,
@@ -36,8 +38,8 @@ export function openSqliteStore(path: string, opts: { checkAtOpenMaxBytes?: numb
         ? Promise.reject(new ArborError('unavailable', 'An in-memory store keeps no backups.'))
         : backupOnline(db, dirname(path), reason),
     ...settings,
-    ...sqliteSessions(db, lineage, checkpoints),
-    ...sqliteMessageLog(db, lineage, settings),
+    ...sqliteSessions(db, lineage, checkpoints, rows),
+    ...sqliteMessageLog(db, lineage, settings, rows),
     ...sqliteCommandLog(db),
     ...checkpoints,
   }

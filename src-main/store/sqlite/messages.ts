@@ -3,11 +3,17 @@ import type { SessionMessage } from '../../../src-shared/types'
 import type { MessageLog, SettingsStore } from '../types'
 import { inTransaction, type Db, type Row } from './db'
 import type { Lineage, Segment } from './lineage'
+import type { SessionRows } from './session-rows'
 import { json, toMessage } from './rows'
 import { messageText, prepareSearch } from './search'
 
 /** The messages table, read across fork lineages, and its FTS5 index. */
-export function sqliteMessageLog(db: Db, lineage: Lineage, settings: SettingsStore): MessageLog {
+export function sqliteMessageLog(
+  db: Db,
+  lineage: Lineage,
+  settings: SettingsStore,
+  rows: SessionRows,
+): MessageLog {
   const p = (sql: string) => db.prepare(sql)
   const stmts = {
     nextSeq: p(
@@ -81,6 +87,7 @@ export function sqliteMessageLog(db: Db, lineage: Lineage, settings: SettingsSto
 
   /** One transaction per message: take the next seq (bumping the session's), insert the row. */
   const insertTx = db.transaction((message: Omit<SessionMessage, 'seq'>): SessionMessage => {
+    rows.forget(message.session_id)
     const seq = stmts.nextSeq.get(message.updated_at, message.session_id) as number | undefined
     if (seq === undefined) throw new ArborError('not_found', `Session ${message.session_id} does not exist.`)
     const info = stmts.insertMessage.run({

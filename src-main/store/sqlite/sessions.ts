@@ -2,12 +2,14 @@ import type { CheckpointStore, SessionRow, SessionStore } from '../types'
 import { inTransaction, type Db, type Row } from './db'
 import type { Lineage } from './lineage'
 import { sessionParams, toListRow, toSession } from './rows'
+import type { SessionRows } from './session-rows'
 
 /** The sessions table, removal with tombstones, and forks (a row plus a first snapshot). */
 export function sqliteSessions(
   db: Db,
   lineage: Lineage,
   checkpoints: Pick<CheckpointStore, 'commit_session_snapshot'>,
+  rows: SessionRows,
 ): SessionStore {
   const p = (sql: string) => db.prepare(sql)
   const stmts = {
@@ -33,12 +35,15 @@ export function sqliteSessions(
 
   const sessions: SessionStore = {
     createSession(row) {
+      rows.forget(row.session_id)
       stmts.insertSession.run(sessionParams(row))
     },
 
     getSession(session_id) {
-      const r = stmts.getSession.get(session_id) as Row | undefined
-      return r && toSession(r)
+      return rows.get(session_id, () => {
+        const r = stmts.getSession.get(session_id) as Row | undefined
+        return r && toSession(r)
+      })
     },
 
     listSessions(filter) {
@@ -68,6 +73,7 @@ export function sqliteSessions(
       const params = sessionParams({ ...(patch as SessionRow), session_id })
       const cols = Object.keys(patch).filter((k) => k !== 'message_count')
       if (cols.length === 0) return
+      rows.forget(session_id)
       db.prepare(
         `UPDATE sessions SET ${cols.map((c) => `${c} = @${c}`).join(', ')} WHERE session_id = @session_id`,
       ).run(Object.fromEntries([['session_id', session_id], ...cols.map((c) => [c, params[c]])]))
@@ -75,6 +81,7 @@ export function sqliteSessions(
     },
 
     removeSession(session_id) {
+      rows.clear()
       inTransaction(db, () => {
         db.prepare("DELETE FROM commands WHERE session_id = ? AND status = 'queued'").run(session_id)
         if (stmts.hasChildren.get(session_id)) {
@@ -107,6 +114,7 @@ export function sqliteSessions(
           if (p && p.removed === 1 && !stmts.hasChildren.get(parentId)) sessions.removeSession(parentId)
         }
       })
+      rows.clear()
       lineage.clear()
     },
 
