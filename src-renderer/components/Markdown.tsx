@@ -1,7 +1,9 @@
-import { isValidElement, memo, useMemo, useState, type ReactNode } from 'react'
+import { isValidElement, memo, useEffect, useMemo, useState, type ReactNode } from 'react'
+import { flushSync } from 'react-dom'
 import ReactMarkdown, { type Components } from 'react-markdown'
 import remarkGfm from 'remark-gfm'
-import { splitBlocksIncremental, type BlockSplit } from '../lib/blocks'
+import { blockModes, splitBlocksIncremental, type BlockMode, type BlockSplit } from '../lib/blocks'
+import { afterFrame, createWorkQueue } from '../lib/work-queue'
 import { CodeBlock } from './CodeBlock'
 
 const plugins = [remarkGfm]
@@ -25,8 +27,26 @@ const components: Components = {
   },
 }
 
-/** One block, memoised on its text: a streaming reply re-parses only its growing last block. */
-const Block = memo(function Block({ text }: { text: string }) {
+/** Blocks waiting to be parsed, a few milliseconds' worth just after each frame. */
+const parsing = createWorkQueue({ schedule: afterFrame, now: () => performance.now(), budget: 6 })
+
+/** A streaming reply's last block is parsed once it has not changed for this long (ms). */
+const SETTLE_MS = 150
+
+/**
+ * One block, memoised on its text and mode. `now` parses it in this render; `queue` shows it
+ * as plain text until the parsing queue gets to it (then it stays parsed); `hold` shows it as
+ * plain text (a streaming reply's growing tail: parsing it every frame is what made frames late).
+ */
+const Block = memo(function Block({ text, mode }: { text: string; mode: BlockMode }) {
+  const [parsed, setParsed] = useState<string | null>(null)
+  const ready = mode === 'now' || parsed === text
+  useEffect(() => {
+    if (ready || mode !== 'queue') return
+    // Rendered at once, so the queue's budget counts the parse and the commit.
+    return parsing.add(() => flushSync(() => setParsed(text)))
+  }, [ready, mode, text])
+  if (!ready) return <p className="md-plain">{text}</p>
   return (
     <ReactMarkdown remarkPlugins={plugins} components={components}>
       {text}
@@ -37,8 +57,16 @@ const Block = memo(function Block({ text }: { text: string }) {
 /**
  * Assistant text as GitHub-flavoured markdown. Raw HTML is shown as literal text, never
  * rendered (react-markdown without rehype-raw); unsafe URLs are dropped by its default transform.
+ * A long or streaming reply shows some blocks as plain text for a moment (see `blockModes`);
+ * once it settles every block is parsed, a few per frame, the newest first.
  */
-export const Markdown = memo(function Markdown({ text }: { text: string }) {
+export const Markdown = memo(function Markdown({
+  text,
+  streaming = false,
+}: {
+  text: string
+  streaming?: boolean
+}) {
   // The previous split, resumed when the text grows (a streaming reply): each frame scans only
   // the new text, and the finished blocks keep their text, so their memo skips them.
   const [last] = useState<{ split: BlockSplit | null }>(() => ({ split: null }))
@@ -47,10 +75,18 @@ export const Markdown = memo(function Markdown({ text }: { text: string }) {
     last.split = splitBlocksIncremental(last.split, text)
     return last.split.blocks
   }, [last, text])
+  // The text as it was when the stream last paused: then the tail may be parsed too.
+  const [paused, setPaused] = useState<string | null>(null)
+  useEffect(() => {
+    if (!streaming) return
+    const timer = setTimeout(() => setPaused(text), SETTLE_MS)
+    return () => clearTimeout(timer)
+  }, [streaming, text])
+  const modes = blockModes(blocks, { streaming, tailSettled: paused === text })
   return (
     <div className="markdown">
       {blocks.map((b, i) => (
-        <Block key={i} text={b} />
+        <Block key={i} text={b} mode={modes[i]} />
       ))}
     </div>
   )

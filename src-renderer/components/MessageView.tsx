@@ -50,7 +50,7 @@ function blocks(parts: MessagePart[]): Block[] {
   return out
 }
 
-function TextPart({ part, role }: { part: MessagePart; role: SessionMessage['role'] }) {
+function TextPart({ part, message }: { part: MessagePart; message: SessionMessage }) {
   if (part.type === 'reasoning') {
     return (
       <details className="reasoning">
@@ -60,7 +60,8 @@ function TextPart({ part, role }: { part: MessagePart; role: SessionMessage['rol
     )
   }
   if (part.type !== 'text') return null
-  return role === 'user' ? <p className="user-text">{part.text}</p> : <Markdown text={part.text} />
+  if (message.role === 'user') return <p className="user-text">{part.text}</p>
+  return <Markdown text={part.text} streaming={message.status === 'streaming'} />
 }
 
 function ErrorMessage({ message, common }: { message: SessionMessage; common: Record<string, string> }) {
@@ -155,7 +156,7 @@ function MessageBody({ message }: { message: SessionMessage }) {
         return (
           <div key={b.key} className="bubble">
             {b.parts.map((p) => (
-              <TextPart key={p.part_id} part={p} role={role} />
+              <TextPart key={p.part_id} part={p} message={message} />
             ))}
           </div>
         )

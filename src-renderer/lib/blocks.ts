@@ -185,3 +185,37 @@ function restFrom(text: string, from: number, end: number, max: number): string[
   out.push(text.slice(from, end))
   return out
 }
+
+/**
+ * How each block renders: `now` (parsed in this render), `queue` (plain text until the parsing
+ * queue gets to it), `hold` (plain text, not parsed yet: a streaming reply's growing tail).
+ */
+export type BlockMode = 'now' | 'queue' | 'hold'
+
+/** A settled reply up to this long parses at once; of a longer one, its last this many characters. */
+export const EAGER_CHARS = 6000
+
+/**
+ * The modes of a reply's blocks. A short settled reply parses at once (it looks right in its
+ * first frame). A long one parses its last EAGER_CHARS at once — the bottom, which is what a
+ * reader sees on opening it — and queues the rest, so opening it costs about as much as opening
+ * a short one. While a reply streams its finished blocks are queued and its tail is held as
+ * plain text until the stream pauses (`tailSettled`): per frame, the work no longer depends on
+ * how much markdown the batch carried.
+ */
+export function blockModes(
+  blocks: readonly string[],
+  { streaming, tailSettled = false }: { streaming: boolean; tailSettled?: boolean },
+): BlockMode[] {
+  const modes: BlockMode[] = new Array<BlockMode>(blocks.length).fill(streaming ? 'queue' : 'now')
+  if (streaming) {
+    if (blocks.length > 0) modes[blocks.length - 1] = tailSettled ? 'queue' : 'hold'
+    return modes
+  }
+  let chars = 0
+  for (let i = blocks.length - 1; i >= 0; i--) {
+    chars += blocks[i].length
+    if (chars > EAGER_CHARS && i < blocks.length - 1) modes[i] = 'queue'
+  }
+  return modes
+}

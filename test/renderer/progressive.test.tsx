@@ -1,0 +1,158 @@
+import { act } from 'react'
+import { createRoot, type Root } from 'react-dom/client'
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { EAGER_CHARS, blockModes, splitBlocks } from '../../src-renderer/lib/blocks'
+import { createWorkQueue } from '../../src-renderer/lib/work-queue'
+import { Markdown } from '../../src-renderer/components/Markdown'
+
+/** A queue driven by hand: `tick()` runs one slice; the clock moves only when told. */
+function manualQueue(budget: number) {
+  let pending: (() => void) | null = null
+  let clock = 0
+  const queue = createWorkQueue({
+    schedule: (run) => {
+      expect(pending).toBeNull() // never two slices scheduled at once
+      pending = run
+    },
+    now: () => clock,
+    budget,
+  })
+  const tick = () => {
+    const run = pending
+    pending = null
+    run?.()
+  }
+  return { queue, tick, advance: (ms: number) => (clock += ms), scheduled: () => pending !== null }
+}
+
+describe('work queue', () => {
+  it('runs the newest job first, within its budget per slice, and at least one job per slice', () => {
+    const { queue, tick, advance, scheduled } = manualQueue(5)
+    const ran: string[] = []
+    const job = (name: string, ms: number) => () => {
+      ran.push(name)
+      advance(ms)
+    }
+    queue.add(job('a', 2))
+    queue.add(job('b', 2))
+    queue.add(job('c', 10))
+    queue.add(job('d', 3))
+    expect(ran).toEqual([])
+    tick()
+    expect(ran).toEqual(['d', 'c']) // d (3 ms) leaves budget; c overruns it, so the slice ends
+    tick()
+    expect(ran).toEqual(['d', 'c', 'b', 'a'])
+    expect(queue.size()).toBe(0)
+    expect(scheduled()).toBe(false)
+  })
+
+  it('drops a job taken back, and schedules nothing when none is left', () => {
+    const { queue, tick, scheduled } = manualQueue(5)
+    const ran: string[] = []
+    const cancelA = queue.add(() => ran.push('a'))
+    const cancelB = queue.add(() => ran.push('b'))
+    cancelB()
+    cancelB() // twice is harmless
+    expect(queue.size()).toBe(1)
+    tick()
+    expect(ran).toEqual(['a'])
+    cancelA() // already ran: nothing happens
+    expect(queue.size()).toBe(0)
+    expect(scheduled()).toBe(false)
+  })
+})
+
+describe('blockModes', () => {
+  const para = (n: number) => 'x'.repeat(n)
+
+  it('parses a short settled reply at once', () => {
+    expect(blockModes(['a', 'b', 'c'], { streaming: false })).toEqual(['now', 'now', 'now'])
+  })
+
+  it('of a long settled reply parses only its last EAGER_CHARS at once and queues the rest', () => {
+    const blocks = [para(3000), para(3000), para(2000), para(2000), para(1500)]
+    // From the end: 1500, 3500, 5500 fit; 8500 does not.
+    expect(blockModes(blocks, { streaming: false })).toEqual(['queue', 'queue', 'now', 'now', 'now'])
+    // A single block longer than the limit is still parsed at once.
+    expect(blockModes([para(10), para(EAGER_CHARS * 2)], { streaming: false })).toEqual(['queue', 'now'])
+  })
+
+  it('while streaming queues finished blocks and holds the tail until the stream pauses', () => {
+    expect(blockModes(['a', 'b', 'c'], { streaming: true })).toEqual(['queue', 'queue', 'hold'])
+    expect(blockModes(['a', 'b', 'c'], { streaming: true, tailSettled: true })).toEqual([
+      'queue',
+      'queue',
+      'queue',
+    ])
+    expect(blockModes([], { streaming: true })).toEqual([])
+  })
+})
+
+describe('Markdown, progressively', () => {
+  beforeAll(() => {
+    ;(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true
+  })
+  let root: Root | null = null
+  let container: HTMLElement | null = null
+  afterEach(async () => {
+    act(() => root?.unmount())
+    container?.remove()
+    root = null
+    container = null
+    // The parsing queue is the app's one queue: leave no slice pending on a fake timer.
+    await drain()
+    vi.useRealTimers()
+  })
+  const show = (text: string, streaming: boolean) => {
+    container ??= document.body.appendChild(document.createElement('div'))
+    root ??= createRoot(container)
+    act(() => root!.render(<Markdown text={text} streaming={streaming} />))
+    return container
+  }
+  /** Lets the parsing queue's slices (after frames, or their timer fallback) and timers run. */
+  const drain = async () => {
+    for (let i = 0; i < 50; i++) await act(() => vi.advanceTimersByTimeAsync(100))
+  }
+
+  it('shows a streaming tail as plain text, parses finished blocks, and everything once settled', async () => {
+    vi.useFakeTimers()
+    const text = 'one **bold**\n\n# Heading\n\ntail with `code` and **more'
+    const el = show(text, true)
+    // The tail is its source text, not markdown.
+    const plain = () => [...el.querySelectorAll('.md-plain')].map((p) => p.textContent)
+    expect(plain()).toEqual(['one **bold**\n', '# Heading\n', 'tail with `code` and **more'])
+    await drain()
+    // Finished blocks were parsed by the queue; the tail too, once the stream paused.
+    expect(el.querySelector('h1')?.textContent).toBe('Heading')
+    expect(el.querySelector('strong')?.textContent).toBe('bold')
+    expect(el.querySelector('code')?.textContent).toBe('code')
+    expect(el.querySelector('.md-plain')).toBeNull()
+
+    // The stream goes on: the new tail is plain again; when the reply settles it is parsed.
+    const more = `${text}** done\n\n- item`
+    show(more, true)
+    expect(plain()).toEqual(['tail with `code` and **more** done\n', '- item'])
+    show(more, false)
+    expect(el.querySelector('.md-plain')).toBeNull()
+    expect(el.querySelector('li')?.textContent).toBe('item')
+  })
+
+  it('opens a long settled reply with its end parsed and the rest parsed soon after', async () => {
+    vi.useFakeTimers()
+    const blocks = Array.from(
+      { length: 40 },
+      (_, i) => `Paragraph ${i} with **bold ${i}** text. ${'x '.repeat(200)}`,
+    )
+    const text = blocks.join('\n\n')
+    expect(splitBlocks(text)).toHaveLength(40)
+    const el = show(text, false)
+    const strong = () => [...el.querySelectorAll('strong')].map((s) => s.textContent)
+    // The last blocks (what the reader sees at the bottom) are markdown at once; earlier ones wait.
+    expect(strong()).toContain('bold 39')
+    expect(strong()).not.toContain('bold 0')
+    expect(el.querySelectorAll('.md-plain').length).toBeGreaterThan(0)
+    await drain()
+    expect(el.querySelectorAll('.md-plain')).toHaveLength(0)
+    expect(strong()).toHaveLength(40)
+  })
+})
