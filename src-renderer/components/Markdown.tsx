@@ -69,7 +69,10 @@ export const Markdown = memo(function Markdown({
 }) {
   // The previous split, resumed when the text grows (a streaming reply): each frame scans only
   // the new text, and the finished blocks keep their text, so their memo skips them.
-  const [last] = useState<{ split: BlockSplit | null }>(() => ({ split: null }))
+  const [last] = useState<{ split: BlockSplit | null; streamed: boolean }>(() => ({
+    split: null,
+    streamed: false,
+  }))
   const blocks = useMemo(() => {
     // A cache, not state: nothing renders from it.
     last.split = splitBlocksIncremental(last.split, text)
@@ -82,7 +85,10 @@ export const Markdown = memo(function Markdown({
     const timer = setTimeout(() => setPaused(text), SETTLE_MS)
     return () => clearTimeout(timer)
   }, [streaming, text])
-  const modes = blockModes(blocks, { streaming, tailSettled: paused === text })
+  // Whether this reply streamed here: then settling queues its last blocks too, so the frame
+  // with the last delta does not also parse the end of the reply.
+  if (streaming) last.streamed = true
+  const modes = blockModes(blocks, { streaming, tailSettled: paused === text, streamed: last.streamed })
   return (
     <div className="markdown">
       {blocks.map((b, i) => (

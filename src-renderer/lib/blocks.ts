@@ -201,13 +201,20 @@ export const EAGER_CHARS = 6000
  * reader sees on opening it — and queues the rest, so opening it costs about as much as opening
  * a short one. While a reply streams its finished blocks are queued and its tail is held as
  * plain text until the stream pauses (`tailSettled`): per frame, the work no longer depends on
- * how much markdown the batch carried.
+ * how much markdown the batch carried. A reply that `streamed` into view queues every block
+ * when it settles (the newest is parsed first, just after that frame), so the frame that shows
+ * its last delta stays short.
  */
 export function blockModes(
   blocks: readonly string[],
-  { streaming, tailSettled = false }: { streaming: boolean; tailSettled?: boolean },
+  {
+    streaming,
+    tailSettled = false,
+    streamed = false,
+  }: { streaming: boolean; tailSettled?: boolean; streamed?: boolean },
 ): BlockMode[] {
-  const modes: BlockMode[] = new Array<BlockMode>(blocks.length).fill(streaming ? 'queue' : 'now')
+  const modes: BlockMode[] = new Array<BlockMode>(blocks.length).fill(streaming || streamed ? 'queue' : 'now')
+  if (streamed && !streaming) return modes
   if (streaming) {
     if (blocks.length > 0) modes[blocks.length - 1] = tailSettled ? 'queue' : 'hold'
     return modes

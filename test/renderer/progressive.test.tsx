@@ -85,6 +85,8 @@ describe('blockModes', () => {
       'queue',
     ])
     expect(blockModes([], { streaming: true })).toEqual([])
+    // Settled after streaming here: everything queued, the frame of the last delta parses nothing.
+    expect(blockModes(['a', 'b'], { streaming: false, streamed: true })).toEqual(['queue', 'queue'])
   })
 })
 
@@ -133,6 +135,7 @@ describe('Markdown, progressively', () => {
     show(more, true)
     expect(plain()).toEqual(['tail with `code` and **more** done\n', '- item'])
     show(more, false)
+    await drain()
     expect(el.querySelector('.md-plain')).toBeNull()
     expect(el.querySelector('li')?.textContent).toBe('item')
   })
