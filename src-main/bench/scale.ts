@@ -174,9 +174,13 @@ export async function searchAtScale(dir: string, total: number): Promise<void> {
   const first = performance.now() - t0
   const common = await timesAsync(20, () => rt.sessions.search('the', { limit: 50 }))
   const rare = await timesAsync(20, () => rt.sessions.search('Message 4242', { limit: 50 }))
+  const typing = ['th', 'mod', 'pyth', 'sess', 'wor', 'qu']
+  let k = 0
+  const typed = await timesAsync(24, () => rt.sessions.search(typing[k++ % typing.length]!, { limit: 50 }))
   const naive = db.prepare(`SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rank LIMIT 50`)
   const rawCommon = times(5, () => naive.all('"the"'))
   const rawRare = times(20, () => naive.all('"message" "4242"'))
+  const rawTyped = times(6, () => naive.all('"th"*'))
   db.close()
   const label = `${total.toLocaleString('en')} messages`
   compare(
@@ -192,6 +196,13 @@ export async function searchAtScale(dir: string, total: number): Promise<void> {
     percentile(common, 95),
     median(rawCommon),
     'raw ranked MATCH (median)',
+    { max: 100 },
+  )
+  compare(
+    `search p95, a half-typed word (th, mod, pyth…), ${label}`,
+    percentile(typed, 95),
+    median(rawTyped),
+    'raw ranked prefix MATCH "th"* (median)',
     { max: 100 },
   )
   compare(

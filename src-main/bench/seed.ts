@@ -169,7 +169,7 @@ function parseArgs(argv: string[]): { dataDir: string; sidebar: number; chats: S
   return { dataDir, sidebar, chats }
 }
 
-if (require.main === module) {
+if (typeof require !== 'undefined' && require.main === module) {
   const args = parseArgs(process.argv.slice(2))
   seed(args.dataDir, args)
     .then((r) => console.log(JSON.stringify(r)))

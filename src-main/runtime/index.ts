@@ -5,7 +5,7 @@ import { ArborError } from '../../src-shared/errors'
 import { openStore, type Store } from '../store'
 import { withStorageErrors } from '../store/faults'
 import { lockDataDir } from '../store/lock'
-import { searchService } from '../store/search-client'
+import { integrityCheck, searchService } from '../store/search-client'
 import { damageMessage } from '../store/sqlite/db'
 import { applyPendingRestore, listBackups, scheduleRestore, type BackupInfo } from '../store/backup'
 
@@ -160,13 +160,8 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
   const workspacesDir = join(dataDir, 'workspaces')
   // Searches run off the event loop, in a worker with its own read-only connection, where the
   // built worker exists (out/main/search-worker.js); otherwise on the store's connection.
-  const searcher = searchService(
-    store.path,
-    kind === 'sqlite' ? (options.searchWorker ?? builtWorker('search-worker.js')) : null,
-    (query, limit) => store.search(query, limit),
-    log,
-    () => store.quickCheck(),
-  )
+  const workerScript = kind === 'sqlite' ? (options.searchWorker ?? builtWorker('search-worker.js')) : null
+  const searcher = searchService(store.path, workerScript, (query, limit) => store.search(query, limit), log)
   const registry = new SessionRegistry({
     store,
     models,
@@ -218,21 +213,20 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
   }
   indexStep()
 
-  // A database too large to check at open is checked now, on the search worker's connection.
+  // A database too large to check at open is checked now, on a worker thread of its own.
   let storageProblem: string | null = null
   const problemListeners = new Set<(message: string) => void>()
-  if (store.checkDeferred)
-    setTimeout(() => {
-      searcher
-        .quickCheck()
-        .then((problems) => {
-          if (closed || problems.length === 0) return
-          storageProblem = damageMessage(store.path, problems, true)
-          log(storageProblem)
-          for (const l of [...problemListeners]) l(storageProblem)
-        })
-        .catch((err: unknown) => log(`the integrity check could not run: ${String(err)}`))
-    }, 0).unref()
+  const check = store.checkDeferred
+    ? integrityCheck(store.path, workerScript, () => store.quickCheck())
+    : null
+  check?.result
+    .then((problems) => {
+      if (closed || problems.length === 0) return
+      storageProblem = damageMessage(store.path, problems, true)
+      log(storageProblem)
+      for (const l of [...problemListeners]) l(storageProblem)
+    })
+    .catch((err: unknown) => log(`the integrity check could not run: ${String(err)}`))
 
   // Automatic backups: at start when the newest is older than a day, then every six hours.
   const backup = async (reason: string): Promise<BackupInfo> => {
@@ -291,6 +285,7 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
       if (closed) return
       closed = true
       if (backupTimer) clearInterval(backupTimer)
+      check?.stop()
       try {
         await searcher.close()
         await registry.close()

@@ -5,8 +5,6 @@ import type { SearchHit } from '../../src-shared/types'
 
 export interface SearchService {
   search(query: string, limit: number): Promise<SearchHit[]>
-  /** SQLite's quick_check, on the worker's connection: the problems found, none when sound. */
-  quickCheck(): Promise<string[]>
   close(): Promise<void>
 }
 
@@ -20,11 +18,10 @@ export function searchService(
   script: string | null,
   inProcess: (query: string, limit: number) => SearchHit[],
   log: (message: string) => void,
-  inProcessCheck: () => string[] = () => [],
 ): SearchService {
   let worker: Worker | null = null
   let nextId = 1
-  type Answer = { hits?: SearchHit[]; problems?: string[] }
+  type Answer = { hits?: SearchHit[] }
   const pending = new Map<number, { resolve: (a: Answer) => void; reject: (e: Error) => void }>()
   const usable = script !== null && existsSync(script)
 
@@ -73,20 +70,41 @@ export function searchService(
         return inProcess(query, limit)
       }
     },
-    async quickCheck() {
-      const w = start()
-      if (!w) return inProcessCheck()
-      try {
-        return (await ask(w, { check: true })).problems ?? []
-      } catch (err) {
-        if (err instanceof ArborError) return [err.message]
-        return inProcessCheck()
-      }
-    },
+
     async close() {
       const w = worker
       worker = null
       if (w) await w.terminate()
     },
   }
+}
+
+/**
+ * SQLite's quick_check of `dbPath` on a worker thread of its own (the search worker's script in
+ * its check mode), so neither the event loop nor a search waits for it: on a large database it
+ * reads every page for seconds. `stop()` does not wait for it (a native call cannot be cut
+ * short); without the built script it runs in process, after the current task.
+ */
+export function integrityCheck(
+  dbPath: string,
+  script: string | null,
+  inProcess: () => string[],
+): { result: Promise<string[]>; stop(): void } {
+  if (script === null || !existsSync(script)) {
+    let stopped = false
+    return {
+      result: new Promise((resolve) => setTimeout(() => resolve(stopped ? [] : inProcess()), 0).unref()),
+      stop: () => void (stopped = true),
+    }
+  }
+  const w = new Worker(script, { workerData: { path: dbPath, mode: 'check' } })
+  w.unref()
+  const result = new Promise<string[]>((resolve, reject) => {
+    w.once('message', (m: { problems?: string[]; error?: string }) =>
+      m.error !== undefined ? reject(new Error(m.error)) : resolve(m.problems ?? []),
+    )
+    w.once('error', reject)
+    w.once('exit', () => resolve([]))
+  })
+  return { result, stop: () => void w.terminate() }
 }

@@ -1,23 +1,32 @@
 /**
  * The search worker (built to out/main/search-worker.js): full-text search on its own read-only
  * connection, so a search never runs on the host's event loop. WAL lets it read while the
- * runtime writes; it sees what is committed. It also runs the deferred integrity check
- * (SQLite's quick_check) of a database too large to check at open.
+ * runtime writes; it sees what is committed. Started in its check mode, the same script runs
+ * the deferred integrity check (SQLite's quick_check) of a database too large to check at open.
  */
 import Database from 'better-sqlite3'
 import { parentPort, workerData } from 'node:worker_threads'
 import { quickCheck } from './sqlite/db'
 import { prepareSearch } from './sqlite/search'
 
-const db = new Database((workerData as { path: string }).path, { readonly: true, fileMustExist: true })
-const search = prepareSearch(db)
+const { path, mode } = workerData as { path: string; mode?: 'check' }
+const db = new Database(path, { readonly: true, fileMustExist: true })
 
-parentPort!.on('message', (req: { id: number; query: string; limit: number; check?: true }) => {
+if (mode === 'check') {
+  // The deferred integrity check of a large database: one answer, then the thread ends.
   try {
-    // The integrity check of a database too large to check at open runs here too.
-    if (req.check) parentPort!.postMessage({ id: req.id, problems: quickCheck(db) })
-    else parentPort!.postMessage({ id: req.id, hits: search(req.query, req.limit) })
+    parentPort!.postMessage({ problems: quickCheck(db) })
   } catch (err) {
-    parentPort!.postMessage({ id: req.id, error: err instanceof Error ? err.message : String(err) })
+    parentPort!.postMessage({ error: err instanceof Error ? err.message : String(err) })
   }
-})
+  db.close()
+} else {
+  const search = prepareSearch(db)
+  parentPort!.on('message', (req: { id: number; query: string; limit: number }) => {
+    try {
+      parentPort!.postMessage({ id: req.id, hits: search(req.query, req.limit) })
+    } catch (err) {
+      parentPort!.postMessage({ id: req.id, error: err instanceof Error ? err.message : String(err) })
+    }
+  })
+}

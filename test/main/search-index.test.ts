@@ -56,6 +56,32 @@ describe('the full-text index', () => {
   })
 })
 
+describe('search queries', () => {
+  it('finds whole words newest first, and takes the last word as a prefix while it is being typed', async () => {
+    const rt = sqliteRuntime()
+    const s = await rt.sessions.create()
+    for (const q of ['the capybara sleeps', 'a capybarine smile', 'capybaras swim well'])
+      await (
+        await s.prompt({ query: q })
+      ).finished
+    // Half a word: every word it starts (each prompt and the reply quoting it), newest first.
+    const typed = await rt.sessions.search('capyb', { limit: 50 })
+    expect(typed.length).toBe(6)
+    expect(typed[0]!.snippet).toMatch(/capybaras/)
+    // A whole word with matches enough for the page: only those (no prefix query at all).
+    const whole = await rt.sessions.search('capybara', { limit: 2 })
+    expect(whole.map((h) => /capybara\b/i.test(h.snippet))).toEqual([true, true])
+    // Too few whole-word matches: the prefix tops the page up, newest first ("capybaras", not
+    // "capybarine", which "capybara" does not start).
+    const topped = await rt.sessions.search('capybara', { limit: 50 })
+    expect(topped.map((h) => h.message_id)).toEqual(
+      typed.filter((h) => !/capybarine/.test(h.snippet)).map((h) => h.message_id),
+    )
+    expect(topped.length).toBe(4)
+    await rt.close()
+  })
+})
+
 describe('indexing progress', () => {
   it('is announced while an older database is indexed in the background, and once it is done', async () => {
     const dir = tempDir()

@@ -4,29 +4,63 @@ import { toMessage } from './rows'
 
 /** How many of the newest matches a search looks at before it filters (removed, cleared) and cuts. */
 const SEARCH_CANDIDATES = 2000
+/** How many of the words a half-typed last word starts are searched for. */
+const PREFIX_WORDS = 64
+
+/** A word as the index keeps it (unicode61, remove_diacritics 2): lower case, no diacritics. */
+function fold(word: string): string {
+  return word.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase()
+}
 
 /**
  * Full-text search over one connection (the store's, or the search worker's read-only one).
  * Newest matches first, with early termination: FTS5 walks a term's matches in rowid order, so
- * a common word costs the candidates it reads (at most SEARCH_CANDIDATES), not every match.
+ * a common word costs the candidates it reads (at most SEARCH_CANDIDATES), not every match;
+ * the last word is read as a prefix only when whole words find too few.
  */
 export function prepareSearch(db: Db): (query: string, limit: number) => SearchHit[] {
   const stmt = db.prepare(`SELECT m.*, s.title AS session_title
     FROM (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rowid DESC LIMIT ${SEARCH_CANDIDATES}) f
     JOIN messages m ON m.id = f.rowid JOIN sessions s ON s.session_id = m.session_id
     WHERE s.removed = 0 AND m.seq >= s.visible_from_seq ORDER BY m.id DESC LIMIT ?`)
+  // The index's words in order (a per-connection view of it), for the words a prefix starts.
+  db.exec(
+    "CREATE VIRTUAL TABLE IF NOT EXISTS temp.messages_vocab USING fts5vocab(main, 'messages_fts', 'row')",
+  )
+  const startingWith = db
+    .prepare(`SELECT term FROM temp.messages_vocab WHERE term >= ? AND term < ? LIMIT ${PREFIX_WORDS}`)
+    .pluck()
+  /** The newest `limit` visible matches of one FTS5 query, newest first (by row id). */
+  const run = (match: string, limit: number) =>
+    (stmt.all(match, limit) as Row[]).map((r) => ({ id: r.id as number, row: r }))
   return (query, limit) => {
     const terms = query
       .split(/[^\p{L}\p{N}_]+/u)
       .filter(Boolean)
       .slice(0, 16)
     if (terms.length === 0) return []
-    const match = terms.map((t) => `"${t}"*`).join(' ')
-    return (stmt.all(match, limit) as Row[]).map((r) => {
-      const m = toMessage(r)
+    // Whole words first: each is one doclist, walked newest first and cut at the candidates.
+    // Only if that finds too few is the last word also taken as a prefix (the user may still
+    // be typing it) — as the words it starts, looked up in the index's vocabulary (at most
+    // PREFIX_WORDS of them, in order), OR-ed: FTS5's own prefix query would merge the doclists
+    // of every such word in full before it could stop (seconds for "th" at a million messages).
+    const quoted = terms.map((t) => `"${t}"`)
+    let found = run(quoted.join(' '), limit)
+    const last = fold(terms[terms.length - 1]!)
+    if (found.length < limit && last.length >= 2) {
+      const words = (startingWith.all(last, `${last}\uffff`) as string[]).filter((w) => w !== last)
+      if (words.length > 0) {
+        const any = `(${words.map((w) => `"${w.replace(/"/g, '""')}"`).join(' OR ')})`
+        const seen = new Set(found.map((f) => f.id))
+        const more = run([...quoted.slice(0, -1), any].join(' '), limit)
+        found = [...found, ...more.filter((f) => !seen.has(f.id))].sort((x, y) => y.id - x.id).slice(0, limit)
+      }
+    }
+    return found.map(({ row }) => {
+      const m = toMessage(row)
       return {
         session_id: m.session_id,
-        session_title: r.session_title as string,
+        session_title: row.session_title as string,
         message_id: m.message_id,
         snippet: snippet(messageText(m.parts), terms),
         created_at: m.created_at,
