@@ -187,7 +187,7 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
   let closed = false
 
   // The full-text backlog of a database written before search was indexed at write time is
-  // indexed in chunks of 500 rows, one event-loop turn each: search works (partially) at once,
+  // indexed in small chunks (500 rows or ~8 ms), one event-loop turn each: search works (partially) at once,
   // and nothing waits for it.
   const searchIndex = { indexed_upto: 0, total: 0 }
   const progress = (): SearchIndexProgress => ({
@@ -199,7 +199,8 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
   const indexStep = () => {
     if (closed) return
     try {
-      Object.assign(searchIndex, store.indexBacklog(500))
+      // At most 500 rows or ~8 ms per event-loop turn, whichever comes first.
+      Object.assign(searchIndex, store.indexBacklog(500, 8))
       const p = progress()
       if (indexListeners.size > 0 && (p.done || Date.now() - lastProgressAt >= 250)) {
         lastProgressAt = Date.now()

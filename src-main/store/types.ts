@@ -207,9 +207,9 @@ export interface MessageLog {
   search(query: string, limit: number): SearchHit[]
   /**
    * Indexes up to `max` rows of the full-text backlog (messages written before the index was
-   * kept at write time), in one transaction. `indexed_upto === total` once there is none left.
+   * kept at write time), in one transaction, stopping early once `budget_ms` have passed. `indexed_upto === total` once there is none left.
    */
-  indexBacklog(max: number): { indexed_upto: number; total: number }
+  indexBacklog(max: number, budget_ms?: number): { indexed_upto: number; total: number }
 }
 
 /** The durable work queue: commands, the turns that run them, and the approvals they wait on. */

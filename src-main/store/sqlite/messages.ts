@@ -35,6 +35,12 @@ export function sqliteMessageLog(
     ftsBacklog: p(`SELECT id, parts, status FROM messages WHERE id > ? AND id <= ? ORDER BY id ASC LIMIT ?`),
     ftsInsert: p('INSERT INTO messages_fts(rowid, text) VALUES (?, ?)'),
     ftsDelete: p('DELETE FROM messages_fts WHERE rowid = ?'),
+    // FTS5 configuration: literal values (it refuses bound numbers, which bind as reals).
+    ftsBoundedMerging: p(`INSERT INTO messages_fts(messages_fts, rank) VALUES ('automerge', 0)`),
+    ftsNoCrisisMerge: p(`INSERT INTO messages_fts(messages_fts, rank) VALUES ('crisismerge', 64)`),
+    ftsMergeStep: p(`INSERT INTO messages_fts(messages_fts, rank) VALUES ('merge', 32)`),
+    ftsAutoMerging: p(`INSERT INTO messages_fts(messages_fts, rank) VALUES ('automerge', 4)`),
+    ftsCrisisMerge: p(`INSERT INTO messages_fts(messages_fts, rank) VALUES ('crisismerge', 16)`),
   }
 
   /**
@@ -122,16 +128,32 @@ export function sqliteMessageLog(
       updateTx(message)
     },
 
-    indexBacklog(max) {
+    indexBacklog(max, budget_ms = Infinity) {
       const end = settings.getSetting('fts_live_from') ?? 0
+      const started = performance.now()
       return inTransaction(db, () => {
         let upto = settings.getSetting('fts_indexed_upto') ?? 0
+        if (upto >= end) return { indexed_upto: end, total: end }
+        // While the backlog is indexed, FTS5 merges its segments only in the bounded steps
+        // below: left to itself it would now and then merge a whole level in one commit
+        // (a quarter of a second at a million messages, with the event loop stopped).
+        stmts.ftsBoundedMerging.run()
+        stmts.ftsNoCrisisMerge.run()
         const rows = stmts.ftsBacklog.all(upto, end, max) as Row[]
+        let n = 0
         for (const r of rows) {
           index(r.id as number, r.status as string, JSON.parse(r.parts as string))
           upto = r.id as number
+          // Out of time: stop here (the next chunk goes on from this row).
+          if (++n % 25 === 0 && performance.now() - started > budget_ms) break
         }
-        if (rows.length < max) upto = end
+        if (n === rows.length && rows.length < max) upto = end
+        if (upto < end) stmts.ftsMergeStep.run()
+        else {
+          // Done: FTS5's own merging again, as for every write from now on.
+          stmts.ftsAutoMerging.run()
+          stmts.ftsCrisisMerge.run()
+        }
         settings.setSetting('fts_indexed_upto', upto)
         return { indexed_upto: upto, total: end }
       })
