@@ -78,6 +78,12 @@ describe('search queries', () => {
       typed.filter((h) => !/capybarine/.test(h.snippet)).map((h) => h.message_id),
     )
     expect(topped.length).toBe(4)
+    // Several words, the last half typed: the whole ones and the words the last one starts.
+    // (The first prompt, and the three replies, which all say "the"; not the other prompts.)
+    const two = await rt.sessions.search('the capyb', { limit: 50 })
+    expect(two.length).toBe(4)
+    const ids = new Set(typed.map((h) => h.message_id))
+    expect(two.every((h) => ids.has(h.message_id))).toBe(true)
     await rt.close()
   })
 })

@@ -52,7 +52,8 @@ export function prepareSearch(db: Db): (query: string, limit: number) => SearchH
       if (words.length > 0) {
         const any = `(${words.map((w) => `"${w.replace(/"/g, '""')}"`).join(' OR ')})`
         const seen = new Set(found.map((f) => f.id))
-        const more = run([...quoted.slice(0, -1), any].join(' '), limit)
+        // FTS5 wants an explicit AND between a phrase and a parenthesised group.
+        const more = run([...quoted.slice(0, -1), any].join(' AND '), limit)
         found = [...found, ...more.filter((f) => !seen.has(f.id))].sort((x, y) => y.id - x.id).slice(0, limit)
       }
     }
