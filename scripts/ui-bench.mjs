@@ -167,28 +167,46 @@ async function stateBench() {
       layout(state.transcript, rows, [last.message_id])
     })
   }
-  const perPage = (n) => {
+  /**
+   * Merging one older page takes ~30 µs, so one sample is at the mercy of a GC or another
+   * process: many samples, taken in rounds that alternate the two sizes (noise then hits both
+   * alike), and the median of all of them.
+   */
+  const pageSamples = (n, count) => {
     const { state, first } = stateWith(n)
     const items = Array.from({ length: 100 }, (_, i) => message(first - 100 + i))
     // The same n-message transcript, laid out as the mounted transcript has it (prepared
     // before timing, so building them is not timed), each time gets one older page in front,
     // as scrolling up loads it.
-    const layouts = Array.from({ length: 40 }, () => rowsFor(state))
-    const samples = layouts.map((rows) => {
+    const layouts = Array.from({ length: count }, () => rowsFor(state))
+    return layouts.map((rows) => {
       const t0 = performance.now()
       const t = transcript.loadPage(state.transcript, { items, next_cursor: 'older' }, { older: true })
       layout(t, rows, [])
       return performance.now() - t0
     })
-    return median(samples.slice(10))
   }
   const d100 = perDelta(100)
   const d100k = perDelta(BIG)
   report('apply one delta + layout, 100,000 messages loaded', d100k, 'ms', '100 loaded', d100, 2)
-  perPage(100) // warm up both sizes
-  perPage(BIG)
-  const p100 = perPage(100)
-  const p100k = perPage(BIG)
+  pageSamples(100, 40) // warm up both sizes
+  pageSamples(BIG, 40)
+  const pages = { 100: [], [BIG]: [] }
+  const ROUNDS = 12
+  const ratios = []
+  for (let r = 0; r < ROUNDS; r++) {
+    const round = {}
+    for (const n of r % 2 ? [BIG, 100] : [100, BIG]) {
+      round[n] = pageSamples(n, 30)
+      pages[n].push(...round[n])
+    }
+    ratios.push(median(round[BIG]) / median(round[100]))
+  }
+  const p100 = median(pages[100])
+  const p100k = median(pages[BIG])
+  console.log(
+    `ui: (merge one older page: ${ROUNDS} rounds × 30 samples per size; per-round ratio ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}, median ${median(ratios).toFixed(2)})`,
+  )
   report('merge one older page (100) + layout, 100,000 messages loaded', p100k, 'ms', '100 loaded', p100, 2)
 }
 
