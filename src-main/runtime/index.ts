@@ -162,6 +162,10 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
   // built worker exists (out/main/search-worker.js); otherwise on the store's connection.
   const workerScript = kind === 'sqlite' ? (options.searchWorker ?? builtWorker('search-worker.js')) : null
   const searcher = searchService(store.path, workerScript, (query, limit) => store.search(query, limit), log)
+  // The worker starts right after the open, so the first search does not wait for it.
+  setTimeout(() => {
+    if (!closed) searcher.warm()
+  }, 0).unref()
   const registry = new SessionRegistry({
     store,
     models,

@@ -5,6 +5,8 @@ import type { SearchHit } from '../../src-shared/types'
 
 export interface SearchService {
   search(query: string, limit: number): Promise<SearchHit[]>
+  /** Starts the worker and reads a little of the index, so the first real search waits for neither. */
+  warm(): void
   close(): Promise<void>
 }
 
@@ -60,6 +62,10 @@ export function searchService(
     })
 
   return {
+    warm() {
+      const w = start()
+      if (w) ask(w, { query: 'a', limit: 1 }).catch(() => {})
+    },
     async search(query, limit) {
       const w = start()
       if (!w) return inProcess(query, limit)
