@@ -10,8 +10,8 @@ import { nextPendingInteraction, record, recordingModel, sqliteRuntime, tempDir 
  * history gives (within the window), at every step: across tool calls, approvals, steering,
  * compaction, clearing, forks and restarts.
  */
-function checkedModel(window?: number) {
-  const { model, requests } = recordingModel('checked')
+function checkedModel(window?: number, id = 'checked') {
+  const { model, requests } = recordingModel(id)
   const expected: ModelMessage[][] = []
   let rt: Runtime | null = null
   let current: string | null = null
@@ -93,9 +93,11 @@ describe('incremental model context', () => {
   it('keeps the context within the window: the newest messages, starting at a user message', async () => {
     const window = 200 // tokens: a few hundred characters
     const m = checkedModel(window)
-    const rt = sqliteRuntime({ models: [m.model] })
+    const wide = checkedModel(undefined, 'wide')
+    const rt = sqliteRuntime({ models: [m.model, wide.model] })
     const s = await rt.sessions.create()
     m.use(rt, s)
+    wide.use(rt, s)
     await s.set({ model: 'checked' })
     for (let i = 0; i < 12; i++) await finish(s, `question ${i} ` + 'long '.repeat((i * 37) % 90))
     // Every trimmed request is a suffix of the full context that starts with a user message.
@@ -109,6 +111,11 @@ describe('incremental model context', () => {
     })
     expect(trimmed).toBeGreaterThan(4)
     const last = m.requests.at(-1)!.messages
+    // Switched to a model with a larger window, the same session sends its older messages again.
+    await s.set({ model: 'wide' })
+    await finish(s, 'now wide')
+    expect(wide.requests.at(-1)!.messages).toEqual(wide.expected.at(-1))
+    expect(wide.requests.at(-1)!.messages.length).toBeGreaterThan(last.length + 2)
     const chars = (mm: ModelMessage) => JSON.stringify(mm.content).length
     const settled = last.slice(0, -1) // the running turn's own prompt is always sent
     expect(settled.reduce((n, mm) => n + chars(mm), 0)).toBeLessThan(

@@ -27,6 +27,8 @@ interface Settled {
   key: string
   /** Every message up to this seq is settled (included or deliberately left out). */
   upto: number
+  /** The window it was trimmed to: a model with a larger one reads the history again. */
+  budget: number
   /** One entry per settled message that yields model messages, oldest first. */
   entries: Array<{ seq: number; chars: number; messages: ModelMessage[] }>
   /** The entries' model messages in one array (what every step sends first). */
@@ -67,7 +69,8 @@ export class ContextCache {
   build(row: SessionRow, activeTurnId: string | null, budget: number): ModelMessage[] {
     const id = row.session_id
     let s = this.settled.get(id)
-    if (!s || s.key !== keyOf(row)) s = this.cold(row, activeTurnId, budget)
+    if (!s || s.key !== keyOf(row) || s.budget < budget) s = this.cold(row, activeTurnId, budget)
+    s.budget = budget
     // Most recently used last, so the oldest entry is the one dropped.
     this.settled.delete(id)
     this.settled.set(id, s)
@@ -93,6 +96,7 @@ export class ContextCache {
     this.settled.set(child.session_id, {
       key: p.key,
       upto: Math.min(p.upto, child.fork_seq),
+      budget: p.budget,
       entries,
       flat: entries.flatMap((e) => e.messages),
       chars: entries.reduce((n, e) => n + e.chars, 0),
@@ -140,7 +144,7 @@ export class ContextCache {
       m.status === 'streaming' || (activeTurnId !== null && m.turn_id === activeTurnId)
     let end = 0
     while (end < newestFirst.length && unsettled(newestFirst[end])) end++
-    const s: Settled = { key: keyOf(row), upto: floor - 1, entries: [], flat: [], chars: 0 }
+    const s: Settled = { key: keyOf(row), upto: floor - 1, budget, entries: [], flat: [], chars: 0 }
     const oldest = newestFirst.length - 1
     if (oldest >= end) s.upto = newestFirst[oldest].seq - 1
     for (let k = oldest; k >= end; k--) this.settle(s, newestFirst[k])
