@@ -3,7 +3,7 @@ import { flushSync } from 'react-dom'
 import ReactMarkdown, { type Components } from 'react-markdown'
 import remarkGfm from 'remark-gfm'
 import { blockModes, splitBlocksIncremental, type BlockMode, type BlockSplit } from '../lib/blocks'
-import { afterFrame, createWorkQueue } from '../lib/work-queue'
+import { createWorkQueue, whenIdle } from '../lib/work-queue'
 import { CodeBlock } from './CodeBlock'
 
 const plugins = [remarkGfm]
@@ -27,8 +27,8 @@ const components: Components = {
   },
 }
 
-/** Blocks waiting to be parsed, a few milliseconds' worth just after each frame. */
-const parsing = createWorkQueue({ schedule: afterFrame, now: () => performance.now(), budget: 6 })
+/** Blocks waiting to be parsed, a few milliseconds' worth in each idle period. */
+const parsing = createWorkQueue({ schedule: whenIdle, now: () => performance.now(), budget: 6 })
 
 /** A streaming reply's last block is parsed once it has not changed for this long (ms). */
 const SETTLE_MS = 150
@@ -44,7 +44,7 @@ const Block = memo(function Block({ text, mode }: { text: string; mode: BlockMod
   useEffect(() => {
     if (ready || mode !== 'queue') return
     // Rendered at once, so the queue's budget counts the parse and the commit.
-    return parsing.add(() => flushSync(() => setParsed(text)))
+    return parsing.add(() => flushSync(() => setParsed(text)), text.length)
   }, [ready, mode, text])
   if (!ready) return <p className="md-plain">{text}</p>
   return (

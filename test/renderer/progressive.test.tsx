@@ -2,12 +2,15 @@ import { act } from 'react'
 import { createRoot, type Root } from 'react-dom/client'
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { EAGER_CHARS, blockModes, splitBlocks } from '../../src-renderer/lib/blocks'
-import { createWorkQueue } from '../../src-renderer/lib/work-queue'
+import { LONG_IDLE, createWorkQueue, type IdleDeadline } from '../../src-renderer/lib/work-queue'
 import { Markdown } from '../../src-renderer/components/Markdown'
 
-/** A queue driven by hand: `tick()` runs one slice; the clock moves only when told. */
-function manualQueue(budget: number) {
-  let pending: (() => void) | null = null
+/**
+ * A queue driven by hand: `tick()` runs one slice (in an idle period of `idle` ms when given,
+ * else as after a frame, without a deadline); the clock moves only when told.
+ */
+function manualQueue(budget: number, maxWait?: number) {
+  let pending: ((deadline?: IdleDeadline) => void) | null = null
   let clock = 0
   const queue = createWorkQueue({
     schedule: (run) => {
@@ -16,34 +19,70 @@ function manualQueue(budget: number) {
     },
     now: () => clock,
     budget,
+    maxWait,
   })
-  const tick = () => {
+  const tick = (idle?: number, didTimeout = false) => {
     const run = pending
     pending = null
-    run?.()
+    const start = clock
+    run?.(idle === undefined ? undefined : { timeRemaining: () => idle - (clock - start), didTimeout })
   }
   return { queue, tick, advance: (ms: number) => (clock += ms), scheduled: () => pending !== null }
 }
 
 describe('work queue', () => {
-  it('runs the newest job first, within its budget per slice, and at least one job per slice', () => {
-    const { queue, tick, advance, scheduled } = manualQueue(5)
+  /** A job that records its name and takes `ms` of the hand-driven clock. */
+  const jobs = (advance: (ms: number) => void) => {
     const ran: string[] = []
     const job = (name: string, ms: number) => () => {
       ran.push(name)
       advance(ms)
     }
-    queue.add(job('a', 2))
-    queue.add(job('b', 2))
-    queue.add(job('c', 10))
-    queue.add(job('d', 3))
+    return { ran, job }
+  }
+
+  it('runs the newest job first, at least one per slice, and the next only if it is expected to fit', () => {
+    const { queue, tick, advance, scheduled } = manualQueue(5)
+    const { ran, job } = jobs(advance)
+    queue.add(job('a', 2), 1)
+    queue.add(job('b', 2), 1)
+    queue.add(job('c', 10), 5)
+    queue.add(job('d', 3), 1)
     expect(ran).toEqual([])
     tick()
-    expect(ran).toEqual(['d', 'c']) // d (3 ms) leaves budget; c overruns it, so the slice ends
+    // d took 3 ms for 1 unit: c (5 units) would take about 15, more than the 2 ms left.
+    expect(ran).toEqual(['d'])
+    tick()
+    expect(ran).toEqual(['d', 'c']) // alone in its slice, and past the budget: the slice ends
     tick()
     expect(ran).toEqual(['d', 'c', 'b', 'a'])
     expect(queue.size()).toBe(0)
     expect(scheduled()).toBe(false)
+  })
+
+  it('in idle periods, keeps a job for one long enough for it, or runs it after waiting maxWait', () => {
+    const { queue, tick, advance } = manualQueue(50, 1000)
+    const { ran, job } = jobs(advance)
+    queue.add(job('big', 20), 20)
+    queue.add(job('small', 1), 1)
+    tick(10) // learns 1 ms per unit from the small job; the big one would not fit what is left
+    expect(ran).toEqual(['small'])
+    tick(10)
+    expect(ran).toEqual(['small'])
+    tick(LONG_IDLE) // nothing else due: it runs
+    expect(ran).toEqual(['small', 'big'])
+
+    queue.add(job('big2', 20), 20)
+    tick(10)
+    advance(500)
+    tick(10)
+    expect(ran).toEqual(['small', 'big']) // waiting, but not for long yet
+    advance(500)
+    tick(10)
+    expect(ran).toEqual(['small', 'big', 'big2']) // waited maxWait: runs in a short period too
+    queue.add(job('big3', 20), 20)
+    tick(10, true) // the idle callback's own timeout
+    expect(ran).toEqual(['small', 'big', 'big2', 'big3'])
   })
 
   it('drops a job taken back, and schedules nothing when none is left', () => {
