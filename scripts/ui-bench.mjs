@@ -18,7 +18,8 @@
 //     with --full): rAF p95 vs idle, long tasks, last delta → paint vs 2 idle frames, JS heap
 //     after vs before.
 // With --strict the exit code is 1 when a target is missed. UI_BENCH_TRACE=file keeps the trace
-// of the streaming run (open it in Chromium's performance panel).
+// of the streaming run (open it in Chromium's performance panel), UI_BENCH_PROFILE=file its CPU
+// profile, UI_BENCH_HEAP=prefix heap snapshots before and after it (prefix-before.heapsnapshot).
 /* global window, document, requestAnimationFrame, MutationObserver -- instrument() and the
    page.evaluate callbacks run in the page, not in Node. */
 import { spawn, execFileSync } from 'node:child_process'
@@ -349,10 +350,22 @@ async function readTrace(cdp) {
     .map((e) => e.dur / 1000)
 }
 
-async function heapMiB(cdp) {
+async function heapMiB(cdp, snapshot) {
   await cdp.send('HeapProfiler.collectGarbage')
   const { usedSize } = await cdp.send('Runtime.getHeapUsage')
+  if (snapshot && process.env.UI_BENCH_HEAP)
+    await heapSnapshot(cdp, `${process.env.UI_BENCH_HEAP}-${snapshot}.heapsnapshot`)
   return usedSize / 2 ** 20
+}
+
+/** Writes a heap snapshot (open it in Chromium's memory panel, or compare two by constructor). */
+async function heapSnapshot(cdp, file) {
+  const chunks = []
+  const onChunk = ({ chunk }) => chunks.push(chunk)
+  cdp.on('HeapProfiler.addHeapSnapshotChunk', onChunk)
+  await cdp.send('HeapProfiler.takeHeapSnapshot', { reportProgress: false })
+  cdp.off('HeapProfiler.addHeapSnapshotChunk', onChunk)
+  writeFileSync(file, chunks.join(''))
 }
 
 async function uiBench(url, chats) {
@@ -465,7 +478,7 @@ async function uiBench(url, chats) {
     // Item 6: a long reply at full speed into the 2,000-message chat.
     await nav(chats.Stream, newest(2000))
     const cdp = await page.context().newCDPSession(page)
-    const heapBefore = await heapMiB(cdp)
+    const heapBefore = await heapMiB(cdp, 'before')
     const idleStream = await idleFrames(page)
     await page.evaluate((w) => (window.__bench.lastWord = w), `word${WORDS}`)
     const box = page.getByRole('textbox', { name: 'Message' })
@@ -503,7 +516,7 @@ async function uiBench(url, chats) {
       null,
       { timeout: 60_000, polling: 250 },
     )
-    const heapAfter = await heapMiB(cdp)
+    const heapAfter = await heapMiB(cdp, 'after')
     const long = tasks.filter((d) => d > 50)
     const streamFrames = b.frames.slice(2).map(([, d]) => d)
     console.log(

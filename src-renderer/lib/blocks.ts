@@ -90,6 +90,15 @@ function fresh(max: number): BlockSplit {
   }
 }
 
+/**
+ * A copy of a finished piece that does not keep `text` alive. A slice of a long string is a
+ * view into it (V8's sliced strings), and the text it is cut from is the whole reply as it was
+ * when the piece finished: a streamed reply of 100,000 words kept a few dozen such prefixes,
+ * ~20 MiB. Prefixing a character makes a rope; slicing that flattens it into a string of the
+ * piece's own length.
+ */
+const own = (piece: string) => (' ' + piece).slice(1)
+
 /** A line that starts a new block after a blank line (outside a fence): its first character decides. */
 const startsBlock = (line: string) => line !== '' && !/^\s/.test(line)
 
@@ -110,8 +119,8 @@ export function splitBlocksIncremental(
     // The tail block ends at `end` (its last newline is dropped, as splitBlocks joins lines).
     const pieces = cuts.slice()
     if (end - tailStart > max && !FENCE.test(text.slice(tailStart, tailStart + 16)))
-      pieces.push(...restFrom(text, cutFrom, end, max))
-    else pieces.push(text.slice(tailStart, end))
+      pieces.push(...restFrom(text, cutFrom, end, max).map(own))
+    else pieces.push(own(text.slice(tailStart, end)))
     if (done === s.done) done = done.slice()
     done.push(...pieces)
   }
@@ -149,7 +158,7 @@ export function splitBlocksIncremental(
       let cut = text.lastIndexOf(' ', cutFrom + max)
       if (cut <= cutFrom) cut = cutFrom + max
       if (fixed === cuts) fixed = cuts.slice()
-      fixed.push(text.slice(cutFrom, cut))
+      fixed.push(own(text.slice(cutFrom, cut)))
       cutFrom = cut + 1
     }
     cuts = fixed
