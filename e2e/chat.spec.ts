@@ -11,10 +11,13 @@ test.describe('chat', () => {
     expect(await reply.innerText()).not.toContain('word40')
     await expect(reply).toContainText('word40')
     await expect(reply).toHaveAttribute('data-status', 'complete')
+    // Compared once every block is rendered as markdown (parsed in idle time after it settles).
+    await expect(transcript(page).locator('.md-plain')).toHaveCount(0)
     const before = await transcript(page).innerText()
 
     await page.reload()
     await expect(page.getByRole('article', { name: 'Assistant' }).last()).toContainText('word40')
+    await expect(transcript(page).locator('.md-plain')).toHaveCount(0)
     expect(await transcript(page).innerText()).toBe(before)
     expect(await shape(page)).toEqual(['user/text', 'assistant/text'])
   })

@@ -94,11 +94,15 @@ test.describe('sync', () => {
       .getByRole('article')
       .evaluateAll((els) => els.map((el) => el.getAttribute('data-message-id')))
     expect(new Set(ids).size).toBe(ids.length)
+    // Compared once every block is rendered as markdown (a streamed reply's blocks are parsed
+    // in idle time after it settles; until then some show as plain text).
+    await expect(transcript(page).locator('.md-plain')).toHaveCount(0)
     const live = await transcript(page).getByRole('article').allInnerTexts()
 
     // Exactly what a fresh load of the persisted state shows.
     await page.reload()
     await expect(transcript(page).getByRole('alert')).toHaveCount(1)
+    await expect(transcript(page).locator('.md-plain')).toHaveCount(0)
     expect(await transcript(page).getByRole('article').allInnerTexts()).toEqual(live)
     await send(page, 'after the crash')
     await expect(page.getByRole('article', { name: 'Assistant' }).last()).toContainText('after the crash', {
