@@ -152,3 +152,30 @@ export async function refusal(fn: () => unknown): Promise<ArborError> {
   }
   throw new Error('Expected the call to be refused with an ArborError, but it succeeded.')
 }
+
+/**
+ * Writes `n` complete text messages (user, assistant, …) straight to the store in one
+ * transaction, as an import or an older Arbor would have: ids `msg_${tag}_${i}`, text `text(i)`.
+ */
+export function writeMessages(
+  rt: Runtime,
+  session_id: string,
+  n: number,
+  tag: string,
+  text: (i: number) => string,
+) {
+  rt.store.transaction(() => {
+    for (let i = 0; i < n; i++)
+      rt.store.insertMessage({
+        message_id: `msg_${tag}_${i}`,
+        session_id,
+        role: i % 2 ? 'assistant' : 'user',
+        kind: 'text',
+        status: 'complete',
+        revision: 1,
+        created_at: i,
+        updated_at: i,
+        parts: [{ type: 'text', part_id: `prt_${tag}_${i}`, text: text(i) }],
+      })
+  })
+}

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { Session } from '../../src-main/runtime'
 import type { SessionMessage } from '../../src-shared/types'
-import { sqliteRuntime, tempDir } from './helpers'
+import { sqliteRuntime, tempDir, writeMessages } from './helpers'
 
 /**
  * Pages across a fork lineage read the ancestors' newest rows from a cache (they never change
@@ -14,20 +14,7 @@ describe('pages across deep fork chains', () => {
     const dataDir = tempDir()
     const rt = sqliteRuntime({ dataDir })
     const say = (s: Session, n: number, tag: string) =>
-      rt.store.transaction(() => {
-        for (let i = 0; i < n; i++)
-          rt.store.insertMessage({
-            message_id: `msg_${tag}_${i}`,
-            session_id: s.session_id,
-            role: i % 2 ? 'assistant' : 'user',
-            kind: 'text',
-            status: 'complete',
-            revision: 1,
-            created_at: i,
-            updated_at: i,
-            parts: [{ type: 'text', part_id: `prt_${tag}_${i}`, text: `${tag} ${i}` }],
-          })
-      })
+      writeMessages(rt, s.session_id, n, tag, (i) => `${tag} ${i}`)
     // Two messages per fork, forks from the middle of their parent, and one long ancestor
     // (longer than the cached rows), so pages cross cached and uncached segments.
     const root = await rt.sessions.create()

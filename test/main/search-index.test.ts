@@ -3,7 +3,7 @@ import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { openRuntime } from '../../src-main/runtime'
-import { eventually, sqliteRuntime, tempDir, textOf } from './helpers'
+import { eventually, sqliteRuntime, tempDir, textOf, writeMessages } from './helpers'
 
 describe('the full-text index', () => {
   it('is current at write time: a reply is found the moment it is written, with no catch-up', async () => {
@@ -93,20 +93,7 @@ describe('indexing progress', () => {
     const dir = tempDir()
     const first = openRuntime({ dataDir: dir, log: () => {} })
     const s = await first.sessions.create()
-    first.store.transaction(() => {
-      for (let i = 0; i < 2000; i++)
-        first.store.insertMessage({
-          message_id: `msg_backlog${i}`,
-          session_id: s.session_id,
-          role: i % 2 ? 'assistant' : 'user',
-          kind: 'text',
-          status: 'complete',
-          revision: 1,
-          created_at: i,
-          updated_at: i,
-          parts: [{ type: 'text', part_id: `prt_backlog${i}`, text: `old message ${i} about numbats` }],
-        })
-    })
+    writeMessages(first, s.session_id, 2000, 'backlog', (i) => `old message ${i} about numbats`)
     await first.close()
     const db = new Database(join(dir, 'arbor.db'))
     db.exec("INSERT INTO messages_fts(messages_fts) VALUES ('delete-all')")
