@@ -7,7 +7,6 @@ import { mkdtempSync, rmSync, statSync, existsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
-import { newId } from '../../src-shared/ids'
 import type { MessagesPage, SessionMessage } from '../../src-shared/types'
 import { openRuntime, type Runtime, type Session } from '../runtime'
 import {
@@ -18,10 +17,11 @@ import {
   forkChain,
   forkFirstDelta,
   listVsRaw,
-  overTheWire,
   searchAtScale,
   seedScale,
 } from './scale'
+import { fillSession, seedMessage } from './seed'
+import { overTheWire } from './wire'
 import { median } from './stats'
 
 const dirs: string[] = []
@@ -33,21 +33,6 @@ function freshDir(): string {
 
 function line(name: string, value: string, target: string, ok: boolean): void {
   console.log(`${name}: ${value} (target ${target}) ${ok ? 'OK' : 'MISSED'}`)
-}
-
-function message(session_id: string, i: number, text: string): Omit<SessionMessage, 'seq'> {
-  const t = Date.now()
-  return {
-    message_id: newId('msg'),
-    session_id,
-    role: i % 2 ? 'assistant' : 'user',
-    kind: 'text',
-    status: 'complete',
-    revision: 1,
-    created_at: t,
-    updated_at: t,
-    parts: [{ type: 'text', part_id: newId('prt'), text }],
-  }
 }
 
 function open(): Runtime {
@@ -65,7 +50,7 @@ async function commitThroughput(): Promise<void> {
   const runtimeRound = async () => {
     const rt = open()
     const s = await rt.sessions.create()
-    const rows = Array.from({ length: N }, (_, i) => message(s.session_id, i, text))
+    const rows = Array.from({ length: N }, (_, i) => seedMessage(s.session_id, i, text))
     const t0 = performance.now()
     for (const r of rows) rt.store.insertMessage(r)
     const rate = N / ((performance.now() - t0) / 1000)
@@ -87,7 +72,7 @@ async function commitThroughput(): Promise<void> {
     const index = db.prepare('INSERT INTO messages_fts(rowid, text) VALUES (?, ?)')
     const insert = db.prepare(`INSERT INTO messages (session_id, seq, message_id, role, kind, status, turn_id,
       revision, created_at, updated_at, error_code, parts) VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, NULL, ?)`)
-    const rows = Array.from({ length: N }, (_, i) => message('ses_raw', i, text))
+    const rows = Array.from({ length: N }, (_, i) => seedMessage('ses_raw', i, text))
     const t0 = performance.now()
     const insertBoth = db.transaction((m: Omit<SessionMessage, 'seq'>, i: number) => {
       const info = insert.run(
@@ -128,11 +113,7 @@ async function commitThroughput(): Promise<void> {
 
 async function seeded(rt: Runtime, count: number) {
   const s = await rt.sessions.create()
-  const insertAll = () => {
-    for (let i = 0; i < count; i++)
-      rt.store.insertMessage(message(s.session_id, i, `message number ${i} with a little text`))
-  }
-  rt.store.transaction(insertAll)
+  fillSession(rt, s.session_id, count)
   await s.snapshot()
   return s
 }

@@ -5,18 +5,13 @@
  * pushing the same frames), side by side with the ratio and the target.
  */
 import Database from 'better-sqlite3'
-import { spawn } from 'node:child_process'
-import { createRequire } from 'node:module'
 import { statSync } from 'node:fs'
 import { join } from 'node:path'
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks'
-import WebSocket from 'ws'
-import { connectArbor } from '../../src-shared/sdk'
 import type { SessionMutation } from '../../src-shared/types'
 import { openRuntime, type Session } from '../runtime'
-import { host } from './host'
 import { fillSession, seed } from './seed'
-import { median, percentile } from './stats'
+import { compare, fmt, median, percentile, times, timesAsync } from './stats'
 
 export interface Scale {
   /** Sessions of `perSession` messages each, besides the big one and the sidebar. */
@@ -32,53 +27,6 @@ export const DEFAULT_SCALE: Scale = { sessions: 10, perSession: 1000, big: 100_0
 export const FULL_SCALE: Scale = { sessions: 1000, perSession: 1000, big: 100_000, sidebar: 2000 }
 
 const quiet = { log: () => {} }
-
-/** One figure: Arbor, its baseline, the ratio and the target, on one line. */
-export function compare(
-  name: string,
-  arbor: number,
-  base: number,
-  baseName: string,
-  target: { ratio?: number; max?: number; diff?: number },
-  extra = '',
-): void {
-  const ratio = arbor / base
-  const okRatio = target.ratio === undefined || ratio <= target.ratio
-  const okMax = target.max === undefined || arbor <= target.max
-  const okDiff = target.diff === undefined || arbor - base <= target.diff
-  const t = [
-    target.ratio !== undefined ? `≤ ${target.ratio}× baseline` : '',
-    target.max !== undefined ? `≤ ${target.max} ms` : '',
-    target.diff !== undefined ? `Arbor − baseline ≤ ${target.diff} ms, here ${fmt(arbor - base)} ms` : '',
-  ]
-    .filter(Boolean)
-    .join(', ')
-  console.log(
-    `${name}: Arbor ${fmt(arbor)} ms vs ${baseName} ${fmt(base)} ms, ratio ${ratio.toFixed(2)} (target ${t}) ${okRatio && okMax && okDiff ? 'OK' : 'MISSED'}${extra ? ` — ${extra}` : ''}`,
-  )
-}
-
-const fmt = (ms: number) => (ms < 10 ? ms.toFixed(2) : ms.toFixed(1))
-
-function times(n: number, fn: () => void): number[] {
-  const xs: number[] = []
-  for (let i = 0; i < n; i++) {
-    const t0 = performance.now()
-    fn()
-    xs.push(performance.now() - t0)
-  }
-  return xs
-}
-
-async function timesAsync(n: number, fn: () => Promise<unknown>): Promise<number[]> {
-  const xs: number[] = []
-  for (let i = 0; i < n; i++) {
-    const t0 = performance.now()
-    await fn()
-    xs.push(performance.now() - t0)
-  }
-  return xs
-}
 
 /** A raw connection with the store's pragmas: the baseline for every read. */
 function raw(dir: string): Database.Database {
@@ -362,162 +310,4 @@ export async function forkChain(dir: string): Promise<void> {
     { ratio: 1.5 },
     'medians of 300',
   )
-}
-
-const IDLE_MS = 20
-
-/** A raw `ws` server that answers a prompt frame with a result and a delta frame of Arbor's shape. */
-async function rawWsServer(): Promise<{ url: string; stop(): void }> {
-  const code = `
-    const { WebSocketServer } = require('ws')
-    const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' })
-    wss.on('listening', () => console.log('port ' + wss.address().port))
-    wss.on('connection', (ws) => ws.on('message', (d) => {
-      const f = JSON.parse(d.toString())
-      ws.send(JSON.stringify({ id: f.id, result: { ok: true, data: { id: 'trn_x', command_id: 'cmd_x' } } }))
-      ws.send(JSON.stringify({ type: 'mutation', mutation: { variant: 'delta', session_id: 's', message_id: 'm', part_id: 'p', field: 'text', text: 'word1 ' } }))
-    }))`
-  const child = spawn(process.execPath, ['-e', code], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    cwd: process.cwd(),
-  })
-  const port = await new Promise<string>((resolve) => {
-    child.stdout!.on('data', (d: Buffer) => {
-      const m = /port (\d+)/.exec(d.toString())
-      if (m) resolve(m[1]!)
-    })
-  })
-  return { url: `ws://127.0.0.1:${port}`, stop: () => child.kill() }
-}
-
-async function rawRoundTrips(n: number, gapMs: number): Promise<number[]> {
-  const server = await rawWsServer()
-  const ws = new WebSocket(server.url)
-  await new Promise((r) => ws.once('open', r))
-  const xs: number[] = []
-  for (let i = 0; i < n; i++) {
-    const t0 = performance.now()
-    const got = new Promise<void>((resolve) => {
-      const on = (d: WebSocket.RawData) => {
-        const f = JSON.parse(d.toString()) as { type?: string }
-        if (f.type === 'mutation') {
-          ws.off('message', on)
-          resolve()
-        }
-      }
-      ws.on('message', on)
-    })
-    ws.send(JSON.stringify({ id: i, method: 'session.prompt', params: { session_id: 's', query: 'x' } }))
-    await got
-    xs.push(performance.now() - t0)
-    if (gapMs) await new Promise((r) => setTimeout(r, gapMs))
-  }
-  ws.close()
-  server.stop()
-  return xs
-}
-
-/**
- * Item 3: prompt → first delta over the WebSocket host, vs a raw ws round trip of the same
- * frames; then again with the app open in Chromium (a real tab showing the sidebar of every
- * session and the chat being prompted). Item 10's app start → first paint is measured here too.
- */
-export async function overTheWire(dir: string, sessions: number): Promise<void> {
-  const started = performance.now()
-  const h = await host(dir)
-  const hostUp = performance.now() - started
-  const arbor = await connectArbor({ url: h.url, token: h.token, WebSocket })
-  const s = await arbor.sessions.create({ title: 'Wire bench' })
-  // Subscribed once, before prompting, as a client is (a subscription per prompt would add a
-  // round trip and a snapshot to each).
-  let onDelta: (() => void) | null = null
-  s.subscribe((m) => {
-    if (m.variant === 'delta' && onDelta) {
-      onDelta()
-      onDelta = null
-    }
-  })
-  const firstDeltas = async (n: number, gapMs: number) => {
-    const xs: number[] = []
-    for (let i = 0; i < n; i++) {
-      const got = new Promise<void>((r) => (onDelta = r))
-      const t0 = performance.now()
-      const turn = await s.prompt({ query: '/stream 3 0' })
-      await got
-      xs.push(performance.now() - t0)
-      await turn.finished
-      if (gapMs) await new Promise((r) => setTimeout(r, gapMs))
-    }
-    return xs
-  }
-  // Two regimes: prompts back to back (a warm host, the steady state), and each prompt into an
-  // idle app 20 ms after the last turn (as a person's; here the whole machine is slower after
-  // idling — the raw round trip too). Warmed up first: a host's first turns compile its code.
-  await firstDeltas(50, 0)
-  const alone = await firstDeltas(200, 0)
-  const aloneIdle = await firstDeltas(200, IDLE_MS)
-  await rawRoundTrips(50, 0)
-  const rawXs = await rawRoundTrips(200, 0)
-  const rawIdle = await rawRoundTrips(200, IDLE_MS)
-
-  let tabbed: number[] = []
-  let tabbedIdle: number[] = []
-  let paint = 0
-  try {
-    const req = createRequire(__filename)
-    const { chromium } = req('@playwright/test') as typeof import('@playwright/test')
-    const browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
-    })
-    try {
-      const page = await browser.newPage({ viewport: { width: 1280, height: 800 } })
-      const t0 = performance.now()
-      await page.goto(`${new URL(h.url).origin}/?token=${h.token}#/s/${s.session_id}`)
-      await page.getByRole('article').first().waitFor({ timeout: 30_000 })
-      paint = performance.now() - t0
-      await firstDeltas(20, 0)
-      tabbed = await firstDeltas(200, 0)
-      tabbedIdle = await firstDeltas(200, IDLE_MS)
-    } finally {
-      await browser.close()
-    }
-  } catch (err) {
-    console.log(
-      `  (no Chromium for the tab case: ${err instanceof Error ? err.message.split('\n')[0] : String(err)})`,
-    )
-  }
-  await arbor.close()
-  await h.stop()
-  const base = median(rawXs)
-  const idle = median(rawIdle)
-  const wire = (what: string, xs: number[], b: number, baseName: string) =>
-    compare(
-      `prompt → first delta over the WebSocket host, ${what}, p50`,
-      median(xs),
-      b,
-      baseName,
-      { diff: 1 },
-      'medians of 200',
-    )
-  wire('back to back', alone, base, 'raw ws round trip')
-  wire('into an idle app', aloneIdle, idle, 'raw ws round trip after idling')
-  if (tabbed.length) {
-    wire(
-      `back to back, the app open in a Chromium tab with ${sessions} sessions`,
-      tabbed,
-      base,
-      'raw ws round trip',
-    )
-    wire(
-      `into an idle app, the app open in a Chromium tab`,
-      tabbedIdle,
-      idle,
-      'raw ws round trip after idling',
-    )
-  }
-  if (paint)
-    console.log(
-      `app start → first paint: host ready in ${hostUp.toFixed(0)} ms, page to the newest message painted in ${paint.toFixed(0)} ms, ${(hostUp + paint).toFixed(0)} ms in all`,
-    )
 }
