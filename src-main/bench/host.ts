@@ -15,7 +15,9 @@ export interface HostProcess {
 
 /** Starts `node out/main/serve.js` on a data folder, as a user would, and waits until it serves. */
 export async function host(dataDir: string): Promise<HostProcess> {
-  const child = spawn(process.execPath, [SERVE, '--data-dir', dataDir, '--port', '0'], {
+  // BENCH_HOST_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' profiles the host under load.
+  const nodeArgs = (process.env.BENCH_HOST_NODE_ARGS ?? '').split(' ').filter(Boolean)
+  const child = spawn(process.execPath, [...nodeArgs, SERVE, '--data-dir', dataDir, '--port', '0'], {
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let out = ''

@@ -6,7 +6,7 @@ import { newId } from '../../../src-shared/ids'
 import { MAX_TEXT_CHARS } from '../../../src-shared/schemas'
 import { toErrorShape } from '../../../src-shared/errors'
 import type { QueuedCommand, SecurityMode, SessionMessage, TurnResult } from '../../../src-shared/types'
-import type { CommandPayload, CommandRow, SessionRow, SetChanges, Store } from '../../store'
+import type { CommandPayload, CommandRow, SessionRow, SetChanges, Store, TurnRow } from '../../store'
 import { buildModelMessages } from '../context'
 import { checkpoint } from './checkpoints'
 import { abortError, now, type SessionContext } from './context'
@@ -48,9 +48,9 @@ function rowOf(command: Command): CommandPayload {
   }
 }
 
-/** Durably queues a command (and, for a prompt, its turn) in one transaction. */
-export function enqueue(ctx: SessionContext, command: Command, turn_id: string | null = null): CommandRow {
-  const row: CommandRow = {
+/** The row of a new command, queued now. */
+export function commandRow(ctx: SessionContext, command: Command, turn_id: string | null): CommandRow {
+  return {
     command_id: newId('cmd'),
     session_id: ctx.id,
     ...rowOf(command),
@@ -58,23 +58,32 @@ export function enqueue(ctx: SessionContext, command: Command, turn_id: string |
     turn_id,
     created_at: now(),
   }
+}
+
+/** The row of a prompt's turn, queued with its command. */
+export function queuedTurn(ctx: SessionContext, cmd: CommandRow, turn_id: string): TurnRow {
+  return {
+    turn_id,
+    session_id: ctx.id,
+    command_id: cmd.command_id,
+    status: 'queued',
+    run_id: null,
+    runs: [],
+    steps: 0,
+    input_tokens: 0,
+    output_tokens: 0,
+    result: null,
+    created_at: cmd.created_at,
+    updated_at: cmd.created_at,
+  }
+}
+
+/** Durably queues a command (and, for a prompt, its turn) in one transaction. */
+export function enqueue(ctx: SessionContext, command: Command, turn_id: string | null = null): CommandRow {
+  const row = commandRow(ctx, command, turn_id)
   return ctx.store.transaction(() => {
     const saved = ctx.store.enqueueCommand(row)
-    if (turn_id)
-      ctx.store.saveTurn({
-        turn_id,
-        session_id: ctx.id,
-        command_id: row.command_id,
-        status: 'queued',
-        run_id: null,
-        runs: [],
-        steps: 0,
-        input_tokens: 0,
-        output_tokens: 0,
-        result: null,
-        created_at: row.created_at,
-        updated_at: row.created_at,
-      })
+    if (turn_id) ctx.store.saveTurn(queuedTurn(ctx, row, turn_id))
     return saved
   })
 }

@@ -47,6 +47,11 @@ export interface ActiveTurn {
   lastRequest: { system: string; message_count: number; tools: string[] } | null
   /** The id its error message will commit under, once shown before it could be written. */
   errorMessageId?: string
+  /**
+   * Started the moment its prompt arrived (nothing queued, no earlier messages of its own):
+   * the first pass of the turn loop goes straight to the model step.
+   */
+  fresh?: boolean
 }
 
 export function activeTurn(turn: TurnRow, needsNewRun: boolean): ActiveTurn {

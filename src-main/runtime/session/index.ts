@@ -119,8 +119,12 @@ export class SessionCore {
     this.ctx.writableRow()
     checkText('prompt', query)
     const turn_id = newId('turn')
-    const cmd = enqueue(this.ctx, { kind: 'prompt', query }, turn_id)
-    this.queued()
+    let cmd: CommandRow
+    if (this.scheduler.idle()) cmd = this.scheduler.startPrompt(query, turn_id)
+    else {
+      cmd = enqueue(this.ctx, { kind: 'prompt', query }, turn_id)
+      this.queued()
+    }
     return { id: turn_id, command_id: cmd.command_id, finished: this.scheduler.waitTurn(turn_id) }
   }
 

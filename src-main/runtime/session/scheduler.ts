@@ -3,7 +3,7 @@ import { newId } from '../../../src-shared/ids'
 import type { SessionInfoMutation, TurnResult } from '../../../src-shared/types'
 import type { CommandRow, TurnRow } from '../../store'
 import { checkpoint } from './checkpoints'
-import { commandOf, runCommand } from './commands'
+import { commandOf, commandRow, queuedTurn, runCommand } from './commands'
 import { activeTurn, FINISHED, now, type ActiveTurn, type SessionContext } from './context'
 import { pendingOf } from './interactions'
 import { textOf, type MessageLog } from './log'
@@ -135,23 +135,53 @@ export class Scheduler {
     this.waiters.delete(turn_id)
   }
 
+  /**
+   * Whether a prompt can start the moment it arrives: no turn running, nothing queued ahead of
+   * it, the session neither paused nor archived.
+   */
+  idle(): boolean {
+    if (this.ctx.active || this.pumping || this.ctx.removed) return false
+    const row = this.ctx.row()
+    if (row.paused || row.archived) return false
+    return this.ctx.store.listCommands(this.ctx.id, ['queued']).length === 0
+  }
+
+  /**
+   * A prompt into an idle session starts at once: its command, its turn (running) and its user
+   * message commit in one transaction — the state a queued prompt reaches when the queue starts
+   * it, without passing through "queued" in between. Its first step skips the queue check (it
+   * was just made, empty).
+   */
+  startPrompt(query: string, turn_id: string): CommandRow {
+    const command = commandRow(this.ctx, { kind: 'prompt', query }, turn_id)
+    const turn = queuedTurn(this.ctx, command, turn_id)
+    this.begin(turn, query, () => this.ctx.store.enqueueCommand({ ...command, status: 'active' }), true)
+    return command
+  }
+
   private startTurn(cmd: CommandRow): void {
+    const command = commandOf(cmd)
+    const query = command.kind === 'prompt' ? command.query : ''
+    const turn = this.ctx.store.getTurn(cmd.turn_id!)!
+    this.begin(turn, query, () => this.ctx.store.setCommandStatus(cmd.command_id, 'active'), false)
+  }
+
+  /** Moves a turn to running with its user message, in one transaction, and drives it. */
+  private begin(turn: TurnRow, query: string, activate: () => void, fresh: boolean): void {
     const { store } = this.ctx
-    const turn = store.getTurn(cmd.turn_id!)!
     const run_id = newId('run')
     Object.assign(turn, { status: 'running', run_id, runs: [...turn.runs, run_id], updated_at: now() })
     // The user message is persisted when its turn starts (so history reads in execution order),
     // in the same transaction that marks the turn running: a crash leaves both or neither.
-    const command = commandOf(cmd)
-    const query = command.kind === 'prompt' ? command.query : ''
     const user = store.transaction(() => {
-      store.setCommandStatus(cmd.command_id, 'active')
+      activate()
       store.saveTurn(turn)
       const m = this.log.insert(textOf('user', 'text', query, turn.turn_id))
       this.autoTitle(query)
       return m
     })
     const a = activeTurn(turn, false)
+    if (fresh) a.fresh = true
     this.ctx.active = a
     this.log.publishMessage(user)
     this.publishInfo()

@@ -32,6 +32,12 @@ export async function runTurn(
 ): Promise<TurnOutcome> {
   try {
     for (;;) {
+      if (a.fresh) {
+        // Just started from an empty queue: nothing to apply, no reply yet.
+        a.fresh = false
+        if (!(await runStep(ctx, log, tools, a))) return { end: 'succeeded' }
+        continue
+      }
       await checkpointCommands(a.abort.signal)
       if (a.abort.signal.aborted) return { aborted: true }
       const { last, steered } = progress(log, a.turn.turn_id)
