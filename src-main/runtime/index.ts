@@ -5,9 +5,15 @@ import { ArborError } from '../../src-shared/errors'
 import { openStore, type Store } from '../store'
 import { withStorageErrors } from '../store/faults'
 import { lockDataDir } from '../store/lock'
-import { integrityCheck, searchService } from '../store/search-client'
+import { backupOnThread, integrityCheck, searchService } from '../store/search-client'
 import { damageMessage } from '../store/sqlite/db'
-import { applyPendingRestore, listBackups, scheduleRestore, type BackupInfo } from '../store/backup'
+import {
+  applyPendingRestore,
+  backupWith,
+  listBackups,
+  scheduleRestore,
+  type BackupInfo,
+} from '../store/backup'
 
 /** A script built beside the entry bundles (out/main), seen from an entry or from a shared chunk. */
 function builtWorker(name: string): string | null {
@@ -20,6 +26,7 @@ function builtWorker(name: string): string | null {
 
 /** How often Arbor backs up a database in use. */
 const BACKUP_EVERY_MS = 6 * 60 * 60 * 1000
+const STARTUP_BACKUP_DELAY_MS = 15_000
 import { createScriptedModel, SCRIPTED_MODEL_ID } from './models/scripted'
 import type { Model } from './models/types'
 import { McpManager, type McpTimeouts } from './mcp'
@@ -233,16 +240,29 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
     })
     .catch((err: unknown) => log(`the integrity check could not run: ${String(err)}`))
 
-  // Automatic backups: at start when the newest is older than a day, then every six hours.
+  // Automatic backups: soon after start when the newest is older than a day, then every six
+  // hours. Made on a thread of their own where the built worker exists (copying a large file
+  // in steps on the event loop would stall every stream for its length).
+  const threaded = workerScript !== null && existsSync(workerScript)
+  const copying = new Set<() => void>()
+  const onThread = (tmp: string) => {
+    const copy = backupOnThread(store.path, workerScript!, tmp)
+    copying.add(copy.stop)
+    return copy.result.finally(() => copying.delete(copy.stop))
+  }
   const backup = async (reason: string): Promise<BackupInfo> => {
-    const name = await store.backup(reason)
+    const name = threaded ? await backupWith(dataDir, reason, onThread) : await store.backup(reason)
     return listBackups(dataDir).find((b) => b.name === name)!
   }
   const scheduled = () => {
     backup('scheduled').catch((err: unknown) => log(`automatic backup failed: ${String(err)}`))
   }
   const newest = existed ? listBackups(dataDir)[0] : undefined
-  if (existed && (!newest || Date.now() - newest.created_at > BACKUP_EVERY_MS * 4)) scheduled()
+  // Not at the very start: the first paint and the first prompt do not share the disk with it.
+  if (existed && (!newest || Date.now() - newest.created_at > BACKUP_EVERY_MS * 4))
+    setTimeout(() => {
+      if (!closed) scheduled()
+    }, STARTUP_BACKUP_DELAY_MS).unref()
   const backupTimer = kind === 'sqlite' ? setInterval(scheduled, BACKUP_EVERY_MS) : null
   backupTimer?.unref()
 
@@ -291,6 +311,8 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
       closed = true
       if (backupTimer) clearInterval(backupTimer)
       check?.stop()
+      // A copy cut short leaves only its .partial file, which backupWith removes.
+      for (const stop of copying) stop()
       try {
         await searcher.close()
         await registry.close()

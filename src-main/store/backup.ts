@@ -64,12 +64,24 @@ export function backupSync(db: Database.Database, dataDir: string, reason: strin
 }
 
 /** A copy made with the online backup API while the database is in use. */
-export async function backupOnline(db: Database.Database, dataDir: string, reason: string): Promise<string> {
+export function backupOnline(db: Database.Database, dataDir: string, reason: string): Promise<string> {
+  return backupWith(dataDir, reason, (tmp) => db.backup(tmp))
+}
+
+/**
+ * A backup written by `copy` (to a `.partial` file, renamed when complete, so a copy cut short
+ * never looks like a backup), then the oldest beyond KEEP_BACKUPS removed.
+ */
+export async function backupWith(
+  dataDir: string,
+  reason: string,
+  copy: (file: string) => Promise<unknown>,
+): Promise<string> {
   mkdirSync(backupDir(dataDir), { recursive: true })
   const file = join(backupDir(dataDir), stamp(reason))
   const tmp = `${file}.partial`
   try {
-    await db.backup(tmp)
+    await copy(tmp)
     renameSync(tmp, file)
   } finally {
     rmSync(tmp, { force: true })

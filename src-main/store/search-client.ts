@@ -114,3 +114,26 @@ export function integrityCheck(
   })
   return { result, stop: () => void w.terminate() }
 }
+
+/**
+ * An online backup of `dbPath` to `target` on a worker thread (`script`, the search worker's,
+ * in its backup mode), so the host's event loop never steps through the copy of a large file.
+ */
+export function backupOnThread(
+  dbPath: string,
+  script: string,
+  target: string,
+): { result: Promise<void>; stop(): void } {
+  const w = new Worker(script, { workerData: { path: dbPath, mode: 'backup', target } })
+  w.unref()
+  const result = new Promise<void>((resolve, reject) => {
+    w.once('message', (m: { done?: boolean; error?: string }) =>
+      m.error !== undefined ? reject(new Error(m.error)) : resolve(),
+    )
+    w.once('error', reject)
+    w.once('exit', (code) =>
+      reject(new Error(`the backup thread ended (exit ${code}) before the copy was complete`)),
+    )
+  })
+  return { result, stop: () => void w.terminate() }
+}

@@ -601,6 +601,33 @@ describe('a damaged database', () => {
     }
   })
 
+  it('a backup made on the worker thread is a complete, consistent copy, taken while a turn writes', async () => {
+    const dir = tempDir()
+    await withHistory(dir)
+    const rt = openRuntime({ dataDir: dir, log: () => {}, searchWorker: WORKER })
+    try {
+      const s = await rt.sessions.create({ title: 'written during the copy' })
+      const turn = await s.prompt({ query: '/stream 2000 0' })
+      const made = await rt.backupNow()
+      await turn.finished
+      expect(made.bytes).toBeGreaterThan(0)
+      const files = readdirSync(join(dir, 'backups'))
+      expect(files.filter((f) => f.endsWith('.partial'))).toEqual([])
+      const copy = new Database(join(dir, 'backups', made.name), { readonly: true })
+      try {
+        expect(copy.pragma('quick_check', { simple: true })).toBe('ok')
+        const titles = (copy.prepare('SELECT title FROM sessions').all() as Array<{ title: string }>).map(
+          (r) => r.title,
+        )
+        expect(titles).toEqual(expect.arrayContaining(['chat 0', 'chat 1', 'chat 2']))
+      } finally {
+        copy.close()
+      }
+    } finally {
+      await rt.close()
+    }
+  })
+
   it('Settings → Data lists the backups and restores one at the next start; a few rotating copies are kept', async () => {
     const dir = tempDir()
     await withHistory(dir)
