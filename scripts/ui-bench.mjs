@@ -4,6 +4,7 @@
 // same size). Run after `npm run build`:
 //
 //   node scripts/ui-bench.mjs [--full] [--strict] [--no-state | --state (only the state micro-bench)]
+//                             [--stream-only (no state micro-bench, only the streaming figures)]
 //
 // Every figure is printed as Arbor vs its baseline, with the ratio and the target:
 //   - state micro-bench (Node, the renderer's state modules through Vite's module runner): the
@@ -19,7 +20,8 @@
 //     after vs before.
 // With --strict the exit code is 1 when a target is missed. UI_BENCH_TRACE=file keeps the trace
 // of the streaming run (open it in Chromium's performance panel), UI_BENCH_PROFILE=file its CPU
-// profile, UI_BENCH_HEAP=prefix heap snapshots before and after it (prefix-before.heapsnapshot).
+// profile, UI_BENCH_HEAP=prefix heap snapshots before and after it (prefix-before.heapsnapshot),
+// UI_BENCH_CSS='…' adds a style sheet to the page before it (to try a CSS change without a build).
 /* global window, document, requestAnimationFrame, MutationObserver -- instrument() and the
    page.evaluate callbacks run in the page, not in Node. */
 import { spawn, execFileSync } from 'node:child_process'
@@ -36,6 +38,7 @@ const SERVE = join(ROOT, 'out', 'main', 'serve.js')
 const SEED = join(ROOT, 'out', 'main', 'bench-seed.js')
 const full = process.argv.includes('--full')
 const strict = process.argv.includes('--strict')
+const streamOnly = process.argv.includes('--stream-only')
 const WORDS = full ? 100_000 : 20_000
 const BIG = 100_000
 const SCROLL_MS = full ? 20_000 : 8_000
@@ -384,99 +387,102 @@ async function uiBench(url, chats) {
     const idleP95 = percentile(await idle, 95)
     const idleP50 = median(await idle)
 
-    // Item 5: navigation → newest message painted, through the URL as the app's links do.
     const nav = async (id, text) => page.evaluate(([i, t]) => window.__bench.navigate(i, t), [id, text])
-    const navs = { Thousand: [], Big: [], Rich: [], Plain: [] }
-    const plainText = 'The quick brown fox'
-    const richText = 'const value'
-    for (let r = 0; r < REPEAT; r++) {
-      navs.Thousand.push(await nav(chats.Thousand, newest(1000)))
-      navs.Big.push(await nav(chats.Big, newest(BIG)))
-      navs.Rich.push(await nav(chats.Rich, richText))
-      navs.Plain.push(await nav(chats.Plain, plainText))
-    }
-    const sessions = await page.getByRole('navigation', { name: 'Sessions' }).getByRole('link').count()
-    console.log(`ui: (sidebar: ${sessions} session links in the DOM for 2,004 sessions)`)
-    report(
-      'open a 1,000-message chat → newest message painted (median of 3)',
-      median(navs.Thousand),
-      'ms',
-      'target',
-      150,
-      150,
-      { absolute: true },
-    )
-    report(
-      'open a 100,000-message chat → newest message painted (median of 3)',
-      median(navs.Big),
-      'ms',
-      'target',
-      150,
-      150,
-      { absolute: true },
-    )
-    // Item 8: the rich reply vs a plain one of the same size.
-    report(
-      'open a reply with 500 code blocks + 200 tables → painted (median of 3)',
-      median(navs.Rich),
-      'ms',
-      'plain reply',
-      median(navs.Plain),
-      1.2,
-    )
+    // --stream-only: just item 6 (for working on it).
+    if (!streamOnly) {
+      // Item 5: navigation → newest message painted, through the URL as the app's links do.
+      const navs = { Thousand: [], Big: [], Rich: [], Plain: [] }
+      const plainText = 'The quick brown fox'
+      const richText = 'const value'
+      for (let r = 0; r < REPEAT; r++) {
+        navs.Thousand.push(await nav(chats.Thousand, newest(1000)))
+        navs.Big.push(await nav(chats.Big, newest(BIG)))
+        navs.Rich.push(await nav(chats.Rich, richText))
+        navs.Plain.push(await nav(chats.Plain, plainText))
+      }
+      const sessions = await page.getByRole('navigation', { name: 'Sessions' }).getByRole('link').count()
+      console.log(`ui: (sidebar: ${sessions} session links in the DOM for 2,004 sessions)`)
+      report(
+        'open a 1,000-message chat → newest message painted (median of 3)',
+        median(navs.Thousand),
+        'ms',
+        'target',
+        150,
+        150,
+        { absolute: true },
+      )
+      report(
+        'open a 100,000-message chat → newest message painted (median of 3)',
+        median(navs.Big),
+        'ms',
+        'target',
+        150,
+        150,
+        { absolute: true },
+      )
+      // Item 8: the rich reply vs a plain one of the same size.
+      report(
+        'open a reply with 500 code blocks + 200 tables → painted (median of 3)',
+        median(navs.Rich),
+        'ms',
+        'plain reply',
+        median(navs.Plain),
+        1.2,
+      )
 
-    // Item 7: scrolling the 100,000-message chat upward, a little every frame.
-    await nav(chats.Big, newest(BIG))
-    const idleBig = percentile(await idleFrames(page), 95)
-    await page.evaluate(() => window.__bench.startProbe())
-    const scroll = await page.evaluate(
-      (ms) =>
-        new Promise((ok) => {
-          const log = document.querySelector('[role="log"]')
-          const t0 = performance.now()
-          const startHeight = log.scrollHeight
-          const step = () => {
-            log.scrollTop = Math.max(0, log.scrollTop - 80)
-            if (performance.now() - t0 < ms) requestAnimationFrame(step)
-            else ok({ grew: log.scrollHeight - startHeight })
-          }
-          requestAnimationFrame(step)
-        }),
-      SCROLL_MS,
-    )
-    const { frames: scrollFrames } = await page.evaluate(() => window.__bench.stopProbe())
-    const intervals = scrollFrames.slice(2)
-    const windows = []
-    for (let at = intervals[0]?.[0] ?? 0; at < (intervals.at(-1)?.[0] ?? 0); at += 2000) {
-      const w = intervals.filter(([t]) => t >= at && t < at + 2000).map(([, d]) => d)
-      if (w.length > 10) windows.push(percentile(w, 95))
+      // Item 7: scrolling the 100,000-message chat upward, a little every frame.
+      await nav(chats.Big, newest(BIG))
+      const idleBig = percentile(await idleFrames(page), 95)
+      await page.evaluate(() => window.__bench.startProbe())
+      const scroll = await page.evaluate(
+        (ms) =>
+          new Promise((ok) => {
+            const log = document.querySelector('[role="log"]')
+            const t0 = performance.now()
+            const startHeight = log.scrollHeight
+            const step = () => {
+              log.scrollTop = Math.max(0, log.scrollTop - 80)
+              if (performance.now() - t0 < ms) requestAnimationFrame(step)
+              else ok({ grew: log.scrollHeight - startHeight })
+            }
+            requestAnimationFrame(step)
+          }),
+        SCROLL_MS,
+      )
+      const { frames: scrollFrames } = await page.evaluate(() => window.__bench.stopProbe())
+      const intervals = scrollFrames.slice(2)
+      const windows = []
+      for (let at = intervals[0]?.[0] ?? 0; at < (intervals.at(-1)?.[0] ?? 0); at += 2000) {
+        const w = intervals.filter(([t]) => t >= at && t < at + 2000).map(([, d]) => d)
+        if (w.length > 10) windows.push(percentile(w, 95))
+      }
+      const loadedRows = await page.evaluate(() => document.querySelectorAll('[role="log"] article').length)
+      console.log(
+        `ui: (scrolled up for ${SCROLL_MS / 1000} s: the list grew by ${Math.round(scroll.grew)} px of older pages; ${loadedRows} articles in the DOM; per-2 s window p95: ${windows.map((w) => w.toFixed(1)).join(' ')} ms)`,
+      )
+      report(
+        'rAF p95 scrolling a 100,000-message chat upward',
+        percentile(
+          intervals.map(([, d]) => d),
+          95,
+        ),
+        'ms',
+        'idle',
+        idleBig,
+        1.1,
+      )
+      report(
+        'rAF p95 of the worst 2 s window while scrolling up',
+        Math.max(0, ...windows),
+        'ms',
+        'idle',
+        idleBig,
+        1.1,
+      )
     }
-    const loadedRows = await page.evaluate(() => document.querySelectorAll('[role="log"] article').length)
-    console.log(
-      `ui: (scrolled up for ${SCROLL_MS / 1000} s: the list grew by ${Math.round(scroll.grew)} px of older pages; ${loadedRows} articles in the DOM; per-2 s window p95: ${windows.map((w) => w.toFixed(1)).join(' ')} ms)`,
-    )
-    report(
-      'rAF p95 scrolling a 100,000-message chat upward',
-      percentile(
-        intervals.map(([, d]) => d),
-        95,
-      ),
-      'ms',
-      'idle',
-      idleBig,
-      1.1,
-    )
-    report(
-      'rAF p95 of the worst 2 s window while scrolling up',
-      Math.max(0, ...windows),
-      'ms',
-      'idle',
-      idleBig,
-      1.1,
-    )
-
     // Item 6: a long reply at full speed into the 2,000-message chat.
     await nav(chats.Stream, newest(2000))
+    if (process.env.UI_BENCH_CSS) await page.addStyleTag({ content: process.env.UI_BENCH_CSS })
     const cdp = await page.context().newCDPSession(page)
     const heapBefore = await heapMiB(cdp, 'before')
     const idleStream = await idleFrames(page)
@@ -546,7 +552,7 @@ async function uiBench(url, chats) {
 }
 
 async function main() {
-  if (!process.argv.includes('--no-state')) await stateBench()
+  if (!process.argv.includes('--no-state') && !streamOnly) await stateBench()
   if (process.argv.includes('--state')) return
   const dataDir = mkdtempSync(join(tmpdir(), 'arbor-ui-bench-'))
   let host
