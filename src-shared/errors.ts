@@ -10,6 +10,8 @@ export type ErrorCode =
   | 'unauthorized'
   | 'forbidden'
   | 'model_error'
+  /** A reply cut off by the model's output token limit (the turn can be continued). */
+  | 'output_limit'
   | 'tool_error'
   | 'stopped'
   | 'interrupted'

@@ -46,6 +46,11 @@ export interface ToolCallPart {
   error?: string
   /** The interaction gating this call, when it needed approval. */
   interaction_id?: string
+  /**
+   * The reply was cut off by the output limit before this call was complete: it was never
+   * run, and the model is not shown it again (no result was ever made up for it).
+   */
+  incomplete?: true
 }
 
 export type InteractionStatus = 'pending' | 'approved' | 'denied' | 'answered' | 'cancelled'

@@ -39,7 +39,7 @@ export function buildModelMessages(history: SessionMessage[]): ModelMessage[] {
       for (const p of m.parts) {
         if ((p.type === 'text' || p.type === 'reasoning') && p.text)
           content.push({ type: p.type, text: p.text })
-        else if (p.type === 'tool_call') {
+        else if (p.type === 'tool_call' && !p.incomplete) {
           calls.push(p)
           content.push({
             type: 'tool-call',

@@ -1,5 +1,6 @@
 import { createAnthropic } from '@ai-sdk/anthropic'
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
+import { extractReasoningMiddleware, wrapLanguageModel } from 'ai'
 import { ArborError } from '../../src-shared/errors'
 import type { ProviderInfo, ProviderPreset } from '../../src-shared/contract'
 import type { ProviderConfig, Store } from '../store'
@@ -107,12 +108,16 @@ export class ProviderRegistry {
   private languageModel(p: ProviderConfig, model: string) {
     const apiKey = this.secrets.get(secretName(p.provider_id))
     if (p.kind === 'anthropic') return createAnthropic({ baseURL: p.base_url, apiKey: apiKey ?? '' })(model)
-    return createOpenAICompatible({
+    const chat = createOpenAICompatible({
       name: p.provider_id,
       baseURL: p.base_url,
       ...(apiKey ? { apiKey } : {}),
       includeUsage: true,
     }).chatModel(model)
+    // Reasoning models served by Ollama, LM Studio, llama.cpp or vLLM (Qwen3, DeepSeek-R1,
+    // QwQ…) stream their thinking inside <think>…</think> in the content: it becomes a reasoning
+    // part (the middleware holds back a partial tag until it knows, so split tags work too).
+    return wrapLanguageModel({ model: chat, middleware: extractReasoningMiddleware({ tagName: 'think' }) })
   }
 
   /** Every configured model as a runtime Model. */

@@ -64,8 +64,13 @@ function TextPart({ part, message }: { part: MessagePart; message: SessionMessag
   return <Markdown text={part.text} streaming={message.status === 'streaming'} />
 }
 
+/** What the model is asked after a reply that hit its output limit. */
+export const CONTINUE_PROMPT = 'Continue exactly where your last reply stopped.'
+
 function ErrorMessage({ message, common }: { message: SessionMessage; common: Record<string, string> }) {
-  const { retry } = useActions()
+  const { retry, send } = useActions()
+  // A reply cut off by the output limit is not a failure to retry: the model goes on instead.
+  const cutOff = message.error_code === 'output_limit'
   return (
     <article className="msg msg-error" aria-label="Error" {...common}>
       <div className="error-card" role="alert">
@@ -73,14 +78,20 @@ function ErrorMessage({ message, common }: { message: SessionMessage; common: Re
           <span className="error-icon" aria-hidden="true">
             !
           </span>
-          Something went wrong
+          {cutOff ? 'The reply hit the output limit' : 'Something went wrong'}
           {message.error_code && <code className="error-code">{message.error_code}</code>}
         </div>
         <div className="error-body">{plainText(message) || 'The turn failed.'}</div>
         <div className="error-actions">
-          <button type="button" className="btn btn-small" onClick={() => void retry(message.turn_id)}>
-            Retry
-          </button>
+          {cutOff ? (
+            <button type="button" className="btn btn-small" onClick={() => void send(CONTINUE_PROMPT)}>
+              Continue
+            </button>
+          ) : (
+            <button type="button" className="btn btn-small" onClick={() => void retry(message.turn_id)}>
+              Retry
+            </button>
+          )}
         </div>
       </div>
     </article>

@@ -63,7 +63,9 @@ export function ToolCallCard({ part, interaction }: ToolCallCardProps) {
         <span className={`tool-status status-${part.status}`}>
           {part.status === 'pending_approval' && interaction?.kind === 'question'
             ? 'Waiting for your answer'
-            : STATUS_LABELS[part.status]}
+            : part.incomplete
+              ? 'Cut off, not run'
+              : STATUS_LABELS[part.status]}
         </span>
       </header>
       <div id={bodyId} hidden={!open}>

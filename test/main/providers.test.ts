@@ -6,41 +6,16 @@ import { existsSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { ToolCallPart } from '../../src-shared/types'
-import { allMessages, sqliteRuntime, tempDir, textOf } from './helpers'
-import { anthropic, openai, startReplayServer } from './fixtures/replay-server'
+import { allMessages, textOf } from './helpers'
+import {
+  anthropic,
+  closeReplayServers,
+  KEY,
+  openai,
+  providerSession as setup,
+} from './fixtures/replay-server'
 
-const servers: Array<{ close(): Promise<void> }> = []
-afterEach(async () => {
-  while (servers.length) await servers.pop()!.close()
-})
-
-const KEY = 'sk-test-SECRET-5f2c9a'
-
-async function setup(
-  kind: 'openai-compatible' | 'anthropic' = 'openai-compatible',
-  opts: { key?: string } = {},
-) {
-  const server = await startReplayServer()
-  servers.push(server)
-  const dataDir = tempDir()
-  const logs: string[] = []
-  const rt = sqliteRuntime({
-    dataDir,
-    retry: { attempts: 3, base_delay_ms: 5, max_delay_ms: 2000 },
-    log: (m) => logs.push(m),
-  })
-  const provider = rt.providers.save({
-    kind,
-    name: kind === 'anthropic' ? 'Anthropic test' : 'Local test',
-    base_url: server.base,
-    models: ['test-model'],
-    api_key: opts.key ?? KEY,
-  })
-  rt.refreshModels()
-  const s = await rt.sessions.create()
-  await s.set({ model: `${provider.provider_id}/test-model`, security: 'auto' })
-  return { server, rt, s, dataDir, logs }
-}
+afterEach(closeReplayServers)
 
 describe('OpenAI-compatible provider (Ollama, LM Studio, llama.cpp, vLLM, OpenAI)', () => {
   it('streams text split at awkward byte boundaries, and counts usage', async () => {
@@ -92,8 +67,7 @@ describe('OpenAI-compatible provider (Ollama, LM Studio, llama.cpp, vLLM, OpenAI
 
   it('says what to do when the server is not running, after bounded visible retries', async () => {
     const { server, s } = await setup()
-    await server.close()
-    servers.pop()
+    await server.close() // (closing it again after the test is harmless)
     const result = await (await s.prompt({ query: 'hello?' })).finished
     expect(result.success).toBe(false)
     const msgs = await allMessages(s)

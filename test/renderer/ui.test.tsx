@@ -122,6 +122,37 @@ describe('App', () => {
     expect($(el, '[role="alert"]')?.textContent).toContain('boom')
   })
 
+  it('a reply cut off by the output limit: its cut-off call says so, and Continue sends the continue prompt', async () => {
+    const page: MessagesPage = {
+      items: [
+        msg('m3', 3, {
+          kind: 'error',
+          error_code: 'output_limit',
+          parts: [text('e', "The reply was cut off: it reached the model's output limit.")],
+        }),
+        msg('m2', 2, {
+          parts: [
+            text('t', 'Writing the file now'),
+            toolCall('c', { status: 'cancelled', incomplete: true, error: 'not run' }),
+          ],
+        }),
+        msg('m1', 1, { role: 'user', parts: [text('u', 'Write it')] }),
+      ],
+      next_cursor: null,
+    }
+    const { el, host } = await render({ page })
+    const alert = $(el, '[role="alert"]')!
+    expect(alert.textContent).toContain('The reply hit the output limit')
+    expect($$(alert, 'button').map((b) => b.textContent)).toEqual(['Continue'])
+    expect($(el, '[aria-label="Tool call write_file"]')?.textContent).toContain('Cut off, not run')
+    await act(async () => {
+      button(alert, 'Continue').click()
+      await settle()
+    })
+    const sent = host.calls.filter((c) => c.method === 'session.prompt').map((c) => c.params)
+    expect(sent).toEqual([{ session_id: SID, query: 'Continue exactly where your last reply stopped.' }])
+  })
+
   it('shows a pending approval with "Approve once" focused, and answers it', async () => {
     const part = approval('p1')
     const { el, host } = await render({

@@ -1,5 +1,6 @@
 import {
   APICallError,
+  TypeValidationError,
   jsonSchema,
   streamText,
   tool,
@@ -98,15 +99,60 @@ function classify(err: unknown, ep: Endpoint): ModelError {
       return new ModelError(
         `The conversation is too long for ${ep.model}'s context window. Compact the session (it summarises older messages) and try again.`,
       )
+    if (status === 529 || /overloaded/i.test(body))
+      return new ModelError(`${ep.provider_name} is overloaded (${status}); it asks to try again shortly.`, {
+        retryable: true,
+      })
     if (status >= 500) return new ModelError(`${where} had a server error (${status}).`, { retryable: true })
     return new ModelError(`${where} answered ${status}: ${err.message}`)
   }
+  const inBand = streamedError(err)
+  if (inBand) return inBandError(inBand, ep)
   const message = err instanceof Error ? err.message : String(err)
   if (/terminated|socket|ECONNRESET|premature|aborted/i.test(message))
     return new ModelError(
       `The connection to ${ep.provider_name} was cut mid-reply; the partial reply is kept. Send the prompt again to retry.`,
     )
   return new ModelError(`${where} failed: ${message}`)
+}
+
+/** An error a server sent inside its stream, as the SDK hands it over: the provider's own fields. */
+interface StreamedError {
+  message: string
+  type?: string
+  code?: string | number
+}
+
+/**
+ * The error object a provider sent in-band, if `err` is one: Anthropic's `error` event and an
+ * OpenAI-style `{"error": {…}}` chunk reach us as plain objects; vLLM's flat error frame
+ * (`{"object": "error", "message": …}`) fails the chunk schema and arrives inside the SDK's
+ * validation error as its value.
+ */
+function streamedError(err: unknown): StreamedError | null {
+  const candidate = TypeValidationError.isInstance(err) ? err.value : err instanceof Error ? null : err
+  if (!candidate || typeof candidate !== 'object') return null
+  const o = candidate as { message?: unknown; type?: unknown; code?: unknown; error?: unknown }
+  if (o.error && typeof o.error === 'object') return streamedError(o.error)
+  if (typeof o.message !== 'string') return null
+  return {
+    message: o.message,
+    ...(typeof o.type === 'string' ? { type: o.type } : {}),
+    ...(typeof o.code === 'string' || typeof o.code === 'number' ? { code: o.code } : {}),
+  }
+}
+
+/** Classified as its HTTP twin would be: overloaded and rate-limited are worth retrying. */
+function inBandError(e: StreamedError, ep: Endpoint): ModelError {
+  const kind = `${e.type ?? ''} ${e.code ?? ''}`
+  const own = `${e.message}${e.type ? ` (${e.type})` : ''}`
+  if (/overloaded|529|503|unavailable/i.test(kind) || /overloaded/i.test(e.message))
+    return new ModelError(`${ep.provider_name} is overloaded: ${own}.`, { retryable: true })
+  if (/rate_limit|429|too_many/i.test(kind))
+    return new ModelError(`${ep.provider_name} is rate limiting requests: ${own}.`, { retryable: true })
+  if (/api_error|server_error|internal|500|502/i.test(kind))
+    return new ModelError(`${ep.provider_name} had a server error mid-reply: ${own}.`, { retryable: true })
+  return new ModelError(`${ep.provider_name} stopped the reply with an error: ${own}.`)
 }
 
 /**
@@ -142,6 +188,7 @@ export function createAiSdkModel(opts: {
       },
     })
     let finished = false
+    let reason: Extract<ModelEvent, { type: 'finish' }>['reason'] = 'other'
     try {
       for await (const part of result.fullStream) {
         switch (part.type) {
@@ -169,6 +216,7 @@ export function createAiSdkModel(opts: {
             break
           case 'finish-step':
             if (part.finishReason !== 'other' && part.finishReason !== ('unknown' as never)) finished = true
+            reason = part.finishReason === 'error' ? 'other' : part.finishReason
             break
           case 'finish':
             yield {
@@ -177,6 +225,7 @@ export function createAiSdkModel(opts: {
                 input_tokens: part.totalUsage.inputTokens ?? 0,
                 output_tokens: part.totalUsage.outputTokens ?? 0,
               },
+              reason,
             }
             break
           case 'error':

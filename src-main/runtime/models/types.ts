@@ -46,7 +46,12 @@ export type ModelEvent =
   | { type: 'tool-input-start'; toolCallId: string; toolName: string }
   | { type: 'tool-input-delta'; toolCallId: string; text: string }
   | { type: 'tool-call'; toolCallId: string; toolName: string; input: string }
-  | { type: 'finish'; usage?: { input_tokens: number; output_tokens: number } }
+  | {
+      type: 'finish'
+      usage?: { input_tokens: number; output_tokens: number }
+      /** `length`: the reply was cut off by the output token limit (the rest never came). */
+      reason?: 'stop' | 'length' | 'tool-calls' | 'content-filter' | 'other'
+    }
 
 /** A failure the user should read: becomes the turn's one canonical error message. */
 export class ModelError extends Error {

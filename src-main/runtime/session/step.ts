@@ -1,3 +1,4 @@
+import { ArborError } from '../../../src-shared/errors'
 import type { SessionMessage } from '../../../src-shared/types'
 import { systemPrompt } from '../context'
 import { ModelError } from '../models/types'
@@ -58,6 +59,7 @@ export async function runStep(
       return m
     },
   })
+  let cutOff = false
   try {
     for (let attempt = 1; ; attempt++) {
       try {
@@ -78,6 +80,7 @@ export async function runStep(
               tools.gate(a, writer, writer.call(ev.toolCallId, ev.toolName, ev.input), toolMap)
               break
             case 'finish':
+              if (ev.reason === 'length') cutOff = true
               if (ev.usage) {
                 a.turn.input_tokens += ev.usage.input_tokens
                 a.turn.output_tokens += ev.usage.output_tokens
@@ -93,9 +96,12 @@ export async function runStep(
     }
     if (a.abort.signal.aborted) throw abortError()
     const m = writer.message
+    if (cutOff && m) settleCutOff(m, a)
     commitStep(ctx, log, a, m)
     a.streaming = null
     checkpoint(ctx, 'step', a.turn.turn_id, a.turn.steps)
+    // The turn ends here, with its own error message: the model is not called again on its own.
+    if (cutOff) throw new ArborError('output_limit', OUTPUT_LIMIT)
     return m !== null
   } catch (err) {
     a.asks = []
@@ -113,6 +119,46 @@ export async function runStep(
     throw err
   } finally {
     writer.close()
+  }
+}
+
+const OUTPUT_LIMIT =
+  "The reply was cut off: it reached the model's output limit. Continue asks the model to go on from where it stopped; a tool call it was writing was not run."
+
+/**
+ * A reply cut off by the output limit: no call in it runs — one still being written is
+ * incomplete (kept to show what the model was doing, never run, and left out of what the model
+ * is sent next), and one already complete is cancelled with its ask, as the reply around it
+ * never finished.
+ */
+function settleCutOff(m: SessionMessage, a: ActiveTurn): void {
+  // Asked calls are complete (their ask opens only when the step commits): not opened now.
+  const asked = new Set(a.asks.map(({ call }) => call))
+  a.asks = []
+  for (const p of m.parts) {
+    if (p.type !== 'tool_call') continue
+    // A provider may hand over the unfinished input at the end anyway (then it fails to parse).
+    const unfinished = p.status === 'streaming_input' || (p.status === 'error' && !parses(p.input_text))
+    if (unfinished && !asked.has(p))
+      Object.assign(p, {
+        status: 'cancelled',
+        incomplete: true,
+        error: 'The reply reached the output limit before this call was complete; it was not run.',
+      })
+    else if (p.status === 'streaming_input' || p.status === 'pending_approval' || p.status === 'approved')
+      Object.assign(p, {
+        status: 'cancelled',
+        error: 'The reply reached the output limit; this call was not run.',
+      })
+  }
+}
+
+function parses(json: string): boolean {
+  try {
+    JSON.parse(json)
+    return true
+  } catch {
+    return false
   }
 }
 
