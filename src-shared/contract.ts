@@ -106,8 +106,12 @@ export interface McpServerInfo {
   /** Names of the variables only; values stay in main. */
   env_keys: string[]
   enabled_by_default: boolean
+  /** The per-call time limit without progress, in ms. */
+  call_timeout_ms: number
   status: 'not_started' | 'running' | 'failed'
   error?: string
+  /** The end of what the server wrote to stderr (its log), at most MCP_LOG_TAIL characters. */
+  log: string
 }
 
 export interface McpToolInfo {

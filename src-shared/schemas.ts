@@ -86,6 +86,7 @@ export const schemas = {
     args: z.array(z.string().max(2000)).max(100),
     env: z.record(z.string().max(200), z.string().max(10_000)).optional(),
     enabled_by_default: z.boolean().optional(),
+    call_timeout_ms: z.number().int().min(1000).max(3_600_000).optional(),
   }),
   'mcp.remove': z.strictObject({ server_id: z.string().min(1).max(40) }),
   'mcp.tools': z.strictObject({ server_id: z.string().min(1).max(40) }),

@@ -46,6 +46,8 @@ export interface ToolCallPart {
   error?: string
   /** The interaction gating this call, when it needed approval. */
   interaction_id?: string
+  /** While it runs: the progress its tool reported (live only, never the last word on a call). */
+  progress?: { progress: number; total?: number; message?: string }
   /**
    * The reply was cut off by the output limit before this call was complete: it was never
    * run, and the model is not shown it again (no result was ever made up for it).
@@ -75,6 +77,17 @@ export interface InteractionPart {
 }
 
 export type MessagePart = TextPart | ReasoningPart | ToolCallPart | InteractionPart
+
+/**
+ * A content block of an MCP tool result, as a tool call's output keeps it
+ * (`output: { content: string, blocks: McpBlock[] }`): images and audio with their data, an
+ * embedded resource with its text (or its size, for binary), a link to a resource.
+ */
+export type McpBlock =
+  | { type: 'text'; text: string }
+  | { type: 'image' | 'audio'; mime_type: string; data: string }
+  | { type: 'resource'; uri: string; mime_type?: string; text?: string; bytes?: number }
+  | { type: 'resource_link'; uri: string; name: string; description?: string; mime_type?: string }
 
 export interface SessionMessage {
   message_id: string

@@ -1,7 +1,9 @@
+import { StringDecoder } from 'node:string_decoder'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ArborError } from '../../src-shared/errors'
 import type { McpServerInfo, McpToolInfo } from '../../src-shared/contract'
+import type { McpBlock } from '../../src-shared/types'
 import type { McpServerConfig, Store } from '../store'
 import { uniqueSlug } from './slug'
 import type { SecretStore } from './secrets'
@@ -17,6 +19,11 @@ export interface McpTimeouts {
 }
 const DEFAULT_TIMEOUTS: McpTimeouts = { connect_ms: 20_000, call_ms: 60_000 }
 
+/** What is kept of a server's stderr (characters; the oldest go first). */
+export const MCP_LOG_KEEP = 64 * 1024
+/** What clients are shown of it. */
+export const MCP_LOG_TAIL = 16 * 1024
+
 interface Connection {
   client: Client
   tools: Tool[]
@@ -27,11 +34,78 @@ interface Connection {
 const qualified = (server: string, tool: string) =>
   `mcp_${server}_${tool}`.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64)
 
+/** An MCP content block as it is kept in a tool call's output (see McpBlock in src-shared). */
+type Block = McpBlock
+
+/** A content block from the server, kept for the tool card: images with their data, resources with their text. */
+function blockOf(c: Record<string, unknown>): Block {
+  const str = (v: unknown) => (typeof v === 'string' ? v : undefined)
+  switch (c.type) {
+    case 'text':
+      return { type: 'text', text: str(c.text) ?? '' }
+    case 'image':
+    case 'audio':
+      return {
+        type: c.type,
+        mime_type: str(c.mimeType) ?? 'application/octet-stream',
+        data: str(c.data) ?? '',
+      }
+    case 'resource': {
+      const r = (c.resource ?? {}) as Record<string, unknown>
+      const text = str(r.text)
+      return {
+        type: 'resource',
+        uri: str(r.uri) ?? '',
+        ...(str(r.mimeType) ? { mime_type: str(r.mimeType)! } : {}),
+        ...(text !== undefined ? { text } : { bytes: Math.floor(((str(r.blob) ?? '').length * 3) / 4) }),
+      }
+    }
+    case 'resource_link':
+      return {
+        type: 'resource_link',
+        uri: str(c.uri) ?? '',
+        name: str(c.name) ?? str(c.uri) ?? '',
+        ...(str(c.description) ? { description: str(c.description)! } : {}),
+        ...(str(c.mimeType) ? { mime_type: str(c.mimeType)! } : {}),
+      }
+    default:
+      return { type: 'text', text: `[${String(c.type ?? 'content')} content]` }
+  }
+}
+
+/** What the model reads of a block (an image's pixels go separately, where the model takes them). */
+export function blockText(b: Block): string {
+  switch (b.type) {
+    case 'text':
+      return b.text
+    case 'image':
+    case 'audio':
+      return `[${b.type} ${b.mime_type}, ${Math.round((b.data.length * 3) / 4 / 1024)} KB, shown to the user]`
+    case 'resource':
+      return b.text !== undefined
+        ? `Resource ${b.uri}${b.mime_type ? ` (${b.mime_type})` : ''}:\n${b.text}`
+        : `Resource ${b.uri} (${b.mime_type ?? 'binary'}, ${b.bytes ?? 0} bytes)`
+    case 'resource_link':
+      return `Resource link: ${b.name} <${b.uri}>${b.description ? ` — ${b.description}` : ''}`
+  }
+}
+
 function textOf(content: unknown): string {
   if (!Array.isArray(content)) return JSON.stringify(content)
-  return content
-    .map((c: { type?: string; text?: string }) => (c.type === 'text' ? c.text : `[${c.type ?? 'content'}]`))
-    .join('\n')
+  return content.map((c: Record<string, unknown>) => blockText(blockOf(c))).join('\n')
+}
+
+/**
+ * A call's output: the text of its content (what the model reads), plus the blocks themselves
+ * when any is more than text (images, resources, links), for the tool card and for models that
+ * take images; a structured result as the server gave it.
+ */
+function outputOf(result: { content?: unknown; structuredContent?: unknown }): unknown {
+  if (result.structuredContent) return result.structuredContent
+  const content = Array.isArray(result.content) ? (result.content as Array<Record<string, unknown>>) : []
+  const blocks = content.map(blockOf)
+  const text = blocks.map(blockText).join('\n')
+  return blocks.some((b) => b.type !== 'text') ? { content: text, blocks } : { content: text }
 }
 
 /**
@@ -43,6 +117,8 @@ function textOf(content: unknown): string {
 export class McpManager {
   private readonly connections = new Map<string, Promise<Connection>>()
   private readonly failures = new Map<string, string>()
+  /** Each server's stderr, drained as it comes (an unread pipe fills at ~64 KiB and blocks the server). */
+  private readonly logs = new Map<string, string>()
 
   constructor(
     private readonly store: Store,
@@ -67,9 +143,20 @@ export class McpManager {
       args: c.args,
       env_keys: c.env_keys,
       enabled_by_default: c.enabled_by_default,
+      call_timeout_ms: this.callLimit(c),
       status: failed ? 'failed' : this.connections.has(c.server_id) ? 'running' : 'not_started',
       ...(failed ? { error: failed } : {}),
+      log: (this.logs.get(c.server_id) ?? '').slice(-MCP_LOG_TAIL),
     }
+  }
+
+  private callLimit(c: McpServerConfig): number {
+    return c.call_timeout_ms ?? this.timeouts.call_ms
+  }
+
+  private appendLog(server_id: string, chunk: string): void {
+    const log = (this.logs.get(server_id) ?? '') + chunk
+    this.logs.set(server_id, log.length > MCP_LOG_KEEP ? log.slice(-MCP_LOG_KEEP) : log)
   }
 
   list(): McpServerInfo[] {
@@ -77,10 +164,11 @@ export class McpManager {
   }
 
   async save(
-    input: Omit<McpServerConfig, 'server_id' | 'env_keys' | 'enabled_by_default'> & {
+    input: Omit<McpServerConfig, 'server_id' | 'env_keys' | 'enabled_by_default' | 'call_timeout_ms'> & {
       server_id?: string
       env?: Record<string, string>
       enabled_by_default?: boolean
+      call_timeout_ms?: number
     },
   ): Promise<McpServerInfo> {
     const configs = this.configs()
@@ -96,6 +184,8 @@ export class McpManager {
       env_keys: input.env ? Object.keys(input.env) : (prev?.env_keys ?? []),
       enabled_by_default: input.enabled_by_default ?? prev?.enabled_by_default ?? true,
     }
+    const limit = input.call_timeout_ms ?? prev?.call_timeout_ms
+    if (limit !== undefined) next.call_timeout_ms = limit
     if (input.env) this.secrets.set(envSecret(id), JSON.stringify(input.env))
     this.write([...configs.filter((c) => c.server_id !== id), next])
     await this.disconnect(id)
@@ -135,6 +225,8 @@ export class McpManager {
         env: { ...getDefaultEnvironment(), ...this.env(config.server_id) },
         stderr: 'pipe',
       })
+      const decoder = new StringDecoder('utf8')
+      transport.stderr?.on('data', (chunk: Buffer) => this.appendLog(config.server_id, decoder.write(chunk)))
       const client = new Client({ name: 'arbor', version: '0.1.0' })
       // A server that exits forgets its connection, so the next call starts it again.
       client.onclose = () => {
@@ -157,6 +249,7 @@ export class McpManager {
           input_schema: t.inputSchema as Record<string, unknown>,
           read_only: info.read_only,
           kind: 'execute',
+          own_timeout: true,
           describe: (input) =>
             `Call the tool "${t.name}" of the MCP server "${config.name}"${info.destructive ? ' (it may change or delete things)' : ''} with ${Object.keys(input).length ? 'the arguments below' : 'no arguments'}.`,
           execute: async (input, ctx) => {
@@ -167,9 +260,17 @@ export class McpManager {
             })
             let result
             try {
+              // The limit is for silence: each progress notification starts it again.
               result = await conn.client.callTool({ name: t.name, arguments: input }, undefined, {
                 signal: ctx.signal,
-                timeout: this.timeouts.call_ms,
+                timeout: this.callLimit(config),
+                resetTimeoutOnProgress: true,
+                onprogress: (p) =>
+                  ctx.progress?.({
+                    progress: p.progress,
+                    ...(p.total !== undefined ? { total: p.total } : {}),
+                    ...(p.message ? { message: p.message } : {}),
+                  }),
               })
             } catch (err) {
               const message = err instanceof Error ? err.message : String(err)
@@ -177,14 +278,14 @@ export class McpManager {
                 // A hung server is restarted on the next call.
                 void this.disconnect(config.server_id)
                 throw new ToolError(
-                  `The MCP server "${config.name}" did not answer ${t.name} in time (${message}).`,
+                  `The MCP server "${config.name}" sent nothing for ${t.name} in ${this.callLimit(config) / 1000} s, so the call was given up (${message}). A server that needs longer can be given a longer limit in Settings → MCP.`,
                 )
               }
               if (/closed|exited|EPIPE|not connected/i.test(message)) void this.disconnect(config.server_id)
               throw new ToolError(`The MCP server "${config.name}" failed on ${t.name}: ${message}`)
             }
             if (result.isError) throw new ToolError(`${t.name} reported an error: ${textOf(result.content)}`)
-            return result.structuredContent ?? { content: textOf(result.content) }
+            return outputOf(result as { content?: unknown; structuredContent?: unknown })
           },
         }
       })

@@ -101,6 +101,7 @@ export class ProviderRegistry {
       base_url: p.base_url,
       model,
       secrets: () => [this.secrets.get(secretName(p.provider_id))],
+      images_in_tool_results: p.kind === 'anthropic',
       ...(hint ? { reach_hint: hint } : {}),
     }
   }

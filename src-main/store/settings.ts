@@ -19,6 +19,11 @@ export interface McpServerConfig {
   /** Names only: the values (often tokens) live in the SecretStore, not the database. */
   env_keys: string[]
   enabled_by_default: boolean
+  /**
+   * How long a tool call may go without a sign of life (a result or a progress notification)
+   * before it is given up, in ms; the runtime's default when absent.
+   */
+  call_timeout_ms?: number
 }
 
 /** Every settings key and the type of its value. Add a key here, and its check below. */

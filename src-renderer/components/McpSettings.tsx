@@ -18,6 +18,7 @@ function McpForm({ onDone }: { onDone: (saved: boolean) => void }) {
   const [args, setArgs] = useState('')
   const [env, setEnv] = useState('')
   const [enabled, setEnabled] = useState(true)
+  const [limit, setLimit] = useState('60')
   const [error, setError] = useState<string | null>(null)
 
   const save = async () => {
@@ -33,6 +34,7 @@ function McpForm({ onDone }: { onDone: (saved: boolean) => void }) {
           .filter(Boolean),
         ...(parsedEnv ? { env: parsedEnv } : {}),
         enabled_by_default: enabled,
+        call_timeout_ms: Math.round(Number(limit) * 1000),
       })
       onDone(true)
     } catch (err) {
@@ -92,6 +94,18 @@ function McpForm({ onDone }: { onDone: (saved: boolean) => void }) {
           placeholder="KEY=value, one per line (values stay in the main process)"
           value={env}
           onChange={(e) => setEnv(e.target.value)}
+        />
+      </label>
+      <label className="field">
+        <span className="field-label">Time limit per call, in seconds without progress</span>
+        <input
+          className="input"
+          aria-label="Time limit per call (seconds)"
+          type="number"
+          min={1}
+          max={3600}
+          value={limit}
+          onChange={(e) => setLimit(e.target.value)}
         />
       </label>
       <label className="check">
@@ -164,6 +178,9 @@ export function McpSettings() {
               </div>
               <code className="path">{[s.command, ...s.args].join(' ')}</code>
               {s.env_keys.length > 0 && <div className="card-meta">Environment: {s.env_keys.join(', ')}</div>}
+              <div className="card-meta">
+                A call may go {s.call_timeout_ms / 1000} s without progress before it is given up.
+              </div>
               {s.error && <div className="test-result bad">{s.error}</div>}
               {t === 'loading' && <div className="card-meta">Starting the server…</div>}
               {t && t !== 'loading' && 'error' in t && (
@@ -182,6 +199,12 @@ export function McpSettings() {
                     </li>
                   ))}
                 </ul>
+              )}
+              {s.log && (
+                <details className="mcp-log">
+                  <summary>Log (what the server wrote to stderr, newest last)</summary>
+                  <pre aria-label={`Log of ${s.name}`}>{s.log}</pre>
+                </details>
               )}
               <div className="card-actions">
                 <button type="button" className="btn btn-small" onClick={() => void listTools(s.server_id)}>

@@ -7,7 +7,15 @@ import {
   type LanguageModel,
   type ModelMessage as AiMessage,
 } from 'ai'
-import type { Model, ModelEvent, ModelMessage, ModelStepRequest } from './types'
+import type { McpBlock } from '../../../src-shared/types'
+import {
+  mcpBlocksOf,
+  readableOutput,
+  type Model,
+  type ModelEvent,
+  type ModelMessage,
+  type ModelStepRequest,
+} from './types'
 import { ModelError } from './types'
 import { redact } from '../secrets'
 
@@ -20,9 +28,37 @@ export interface Endpoint {
   reach_hint?: string
   /** Secrets (the API key) that must never appear in an error message. */
   secrets?: () => Array<string | undefined>
+  /** The API takes images inside tool results (Anthropic's does). */
+  images_in_tool_results?: boolean
 }
 
-function toAiMessages(messages: ModelMessage[]): AiMessage[] {
+type ToolOutput = Extract<AiMessage, { role: 'tool' }>['content'][number] extends infer P
+  ? P extends { type: 'tool-result'; output: infer O }
+    ? O
+    : never
+  : never
+
+/**
+ * A successful tool result as the API takes it. An MCP result with images (its `blocks`) goes
+ * as text plus the images where the API takes images in tool results, and as its text alone
+ * elsewhere — never as base64 inside JSON, which a model would read as thousands of tokens.
+ */
+function toolOutput(output: unknown, imagesOk: boolean): ToolOutput {
+  const images = (mcpBlocksOf(output)?.blocks ?? []).filter(
+    (b): b is Extract<McpBlock, { type: 'image' | 'audio' }> => b.type === 'image',
+  )
+  if (imagesOk && images.length)
+    return {
+      type: 'content',
+      value: [
+        { type: 'text', text: mcpBlocksOf(output)!.content },
+        ...images.map((b) => ({ type: 'image-data' as const, data: b.data, mediaType: b.mime_type })),
+      ],
+    }
+  return { type: 'json', value: (readableOutput(output) ?? null) as never }
+}
+
+function toAiMessages(messages: ModelMessage[], imagesOk = false): AiMessage[] {
   return messages.map((m): AiMessage => {
     if (m.role === 'tool')
       return {
@@ -36,7 +72,7 @@ function toAiMessages(messages: ModelMessage[]): AiMessage[] {
                 type: 'error-text' as const,
                 value: typeof r.output === 'string' ? r.output : JSON.stringify(r.output),
               }
-            : { type: 'json' as const, value: (r.output ?? null) as never },
+            : toolOutput(r.output, imagesOk),
         })),
       }
     if (m.role === 'assistant') return { role: 'assistant', content: m.content }
@@ -179,7 +215,7 @@ export function createAiSdkModel(opts: {
     const result = streamText({
       model: opts.model,
       system: req.system,
-      messages: toAiMessages(req.messages),
+      messages: toAiMessages(req.messages, endpoint.images_in_tool_results === true),
       tools,
       maxRetries: 0,
       abortSignal: req.signal,

@@ -1,5 +1,5 @@
 import type { Model, ModelEvent, ModelMessage, ModelStepRequest } from './types'
-import { ModelError } from './types'
+import { ModelError, readableOutput } from './types'
 
 /**
  * The scripted offline model: the default, needing no network and no key. It is a script,
@@ -73,7 +73,7 @@ async function* scriptedStep(request: ModelStepRequest): AsyncGenerator<ModelEve
     const lines = last.content.map((r) =>
       r.isError
         ? `The tool \`${r.toolName}\` did not run: ${stringify(r.output)}`
-        : `The tool \`${r.toolName}\` returned:\n\n\`\`\`json\n${stringify(r.output)}\n\`\`\``,
+        : `The tool \`${r.toolName}\` returned:\n\n\`\`\`json\n${stringify(readableOutput(r.output))}\n\`\`\``,
     )
     const reply = lines.join('\n\n')
     yield* streamText(reply, 15, signal)

@@ -1,3 +1,4 @@
+import type { McpBlock } from '../../../src-shared/types'
 /**
  * The runtime's view of a language model: one model *step* at a time. The runtime executes
  * tools itself between steps, so approvals and checkpoints always fall between two steps.
@@ -74,4 +75,21 @@ export interface Model {
   step(request: ModelStepRequest): AsyncIterable<ModelEvent>
   /** A summary of older context for compact(); deterministic for the scripted model. */
   summarize(messages: ModelMessage[], signal: AbortSignal): Promise<string>
+}
+
+/** An MCP result that holds more than text: `{ content: its text, blocks }` (see McpBlock). */
+export function mcpBlocksOf(output: unknown): { content: string; blocks: McpBlock[] } | null {
+  const o = output as { content?: unknown; blocks?: unknown } | null
+  return o && typeof o === 'object' && typeof o.content === 'string' && Array.isArray(o.blocks)
+    ? (o as { content: string; blocks: McpBlock[] })
+    : null
+}
+
+/**
+ * What a model reads of a tool's output: an MCP result with blocks as its text (its images go
+ * separately, to a model that takes them), never base64 inside JSON.
+ */
+export function readableOutput(output: unknown): unknown {
+  const mcp = mcpBlocksOf(output)
+  return mcp ? { content: mcp.content } : output
 }

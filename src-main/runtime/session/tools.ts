@@ -4,7 +4,7 @@ import type { SessionMessage, ToolCallPart } from '../../../src-shared/types'
 import type { SessionRow } from '../../store'
 import { decide } from '../gate'
 import type { StepWriter } from '../step-writer'
-import { ToolError, type Tool } from '../tools'
+import { ToolError, type Tool, type ToolProgress } from '../tools'
 import { abortError, type ActiveTurn, type SessionContext } from './context'
 import { autoApproved, interactionFor } from './interactions'
 import type { MessageLog } from './log'
@@ -61,6 +61,32 @@ export class ToolBox {
     writer.publishPart(call)
   }
 
+  /**
+   * Publishes a running call's progress as a part snapshot (live only: it is not written, and
+   * the call's end replaces it), at most every PROGRESS_EVERY_MS; the last report is held
+   * back until then, so the card never stays behind.
+   */
+  private progressOf(msg: SessionMessage, call: ToolCallPart): (p: ToolProgress) => void {
+    let last = 0
+    let timer: NodeJS.Timeout | null = null
+    const send = () => {
+      timer = null
+      last = Date.now()
+      if (call.status === 'running' && call.progress) this.log.publishPart(msg, call)
+    }
+    return (p) => {
+      call.progress = {
+        progress: p.progress,
+        ...(p.total !== undefined ? { total: p.total } : {}),
+        ...(p.message ? { message: p.message } : {}),
+      }
+      if (timer) return
+      const wait = PROGRESS_EVERY_MS - (Date.now() - last)
+      if (wait <= 0) send()
+      else timer = setTimeout(send, wait)
+    }
+  }
+
   /** Runs the approved calls of a step in order. Returns true while approvals are pending. */
   async resolve(a: ActiveTurn, msg: SessionMessage): Promise<boolean> {
     const calls = msg.parts.filter((p): p is ToolCallPart => p.type === 'tool_call')
@@ -82,16 +108,22 @@ export class ToolBox {
       call.status = 'running'
       this.log.save(msg, [call])
       try {
-        const output = await withTimeout(
-          tool.execute(call.input as Record<string, unknown>, {
-            workspace: workspace(this.ctx, row),
-            signal: a.abort.signal,
-          }),
-          TOOL_TIMEOUT_MS,
-          `${call.name} did not finish within ${TOOL_TIMEOUT_MS / 1000} s.`,
-        )
+        const running = tool.execute(call.input as Record<string, unknown>, {
+          workspace: workspace(this.ctx, row),
+          signal: a.abort.signal,
+          progress: this.progressOf(msg, call),
+        })
+        const output = tool.own_timeout
+          ? await running
+          : await withTimeout(
+              running,
+              TOOL_TIMEOUT_MS,
+              `${call.name} did not finish within ${TOOL_TIMEOUT_MS / 1000} s.`,
+            )
+        delete call.progress
         Object.assign(call, { status: 'done', output })
       } catch (err) {
+        delete call.progress
         if (a.abort.signal.aborted) {
           call.status = 'cancelled'
           this.log.save(msg, [call])
@@ -106,6 +138,9 @@ export class ToolBox {
     return false
   }
 }
+
+/** At most this often a running call's progress is published (ms). */
+const PROGRESS_EVERY_MS = 100
 
 function withTimeout<T>(p: Promise<T>, ms: number, message: string): Promise<T> {
   let timer: NodeJS.Timeout

@@ -18,6 +18,14 @@ import type { ToolSpec } from '../models/types'
 export interface ToolContext {
   workspace: string
   signal: AbortSignal
+  /** Progress of a long call, shown on its tool card (the MCP server's notifications). */
+  progress?(p: ToolProgress): void
+}
+
+export interface ToolProgress {
+  progress: number
+  total?: number
+  message?: string
 }
 
 export interface Tool extends ToolSpec {
@@ -26,6 +34,8 @@ export interface Tool extends ToolSpec {
   /** `ask_user` is answered by the user, not executed. */
   kind: 'execute' | 'question'
   execute(input: Record<string, unknown>, ctx: ToolContext): Promise<unknown>
+  /** The tool keeps its own time limit (an MCP server's, reset by progress): the runtime's does not apply. */
+  own_timeout?: boolean
 }
 
 /** A failure that goes back to the model as an error tool result. */
