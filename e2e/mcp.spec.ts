@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process'
 import { composer, expect, messages, openApp, send, test } from './fixtures'
 
 const EVERYTHING = require.resolve('@modelcontextprotocol/server-everything/dist/index.js')
@@ -42,4 +43,43 @@ test.describe('MCP results and progress (server-everything)', () => {
     await server.getByText(/^Log \(/).click()
     await expect(server.getByLabel('Log of everything')).toContainText('Starting default (STDIO) server')
   })
+})
+
+test('a remote MCP server over Streamable HTTP: added in Settings with a header, its tools listed', async ({
+  page,
+  host,
+}) => {
+  const port = 20_000 + Math.floor(Math.random() * 20_000)
+  const child = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  })
+  try {
+    await new Promise<void>((resolve, reject) => {
+      child.stderr!.on('data', (d: Buffer) => /listening on port/.test(d.toString()) && resolve())
+      child.once('exit', (c) => reject(new Error(`server-everything exited (${c})`)))
+    })
+    await openApp(page, host)
+    await page.getByRole('button', { name: 'Settings' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Settings' })
+    await dialog.getByRole('tab', { name: 'MCP servers' }).click()
+    await dialog.getByRole('button', { name: 'Add MCP server' }).click()
+    const form = dialog.getByRole('form', { name: 'Add MCP server' })
+    await form.getByLabel('Server name').fill('remote')
+    await form.getByLabel('Runs as').selectOption('http')
+    await expect(form.getByLabel('Command')).toHaveCount(0)
+    await form.getByLabel('Server address').fill(`http://127.0.0.1:${port}/mcp`)
+    await form.getByLabel('Headers').fill('Authorization: Bearer e2e-SECRET-token')
+    await form.getByRole('button', { name: 'Add server' }).click()
+    const card = dialog.getByRole('listitem', { name: 'remote' })
+    await expect(card).toContainText(`http://127.0.0.1:${port}/mcp`)
+    await expect(card).toContainText('Headers sent: Authorization (values hidden)')
+    await card.getByRole('button', { name: 'List tools' }).click()
+    await expect(card.getByRole('list', { name: 'Tools of remote' })).toContainText('get-sum', {
+      timeout: 15_000,
+    })
+    await expect(page.locator('body')).not.toContainText('e2e-SECRET-token')
+  } finally {
+    child.kill()
+  }
 })

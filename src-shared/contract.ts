@@ -101,8 +101,13 @@ export interface ProviderPreset {
 export interface McpServerInfo {
   server_id: string
   name: string
+  transport: 'stdio' | 'http'
   command: string
   args: string[]
+  /** A remote server's address (Streamable HTTP). */
+  url?: string
+  /** Names of the headers sent to a remote server; values stay in main. */
+  header_keys: string[]
   /** Names of the variables only; values stay in main. */
   env_keys: string[]
   enabled_by_default: boolean

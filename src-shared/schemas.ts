@@ -76,18 +76,32 @@ export const schemas = {
   'providers.remove': z.strictObject({ provider_id: z.string().min(1).max(40) }),
   'providers.test': z.strictObject({ provider_id: z.string().min(1).max(40) }),
   'mcp.list': z.strictObject({}),
-  'mcp.save': z.strictObject({
-    server_id: z
-      .string()
-      .regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'use 1–40 lowercase letters, digits or dashes')
-      .optional(),
-    name: z.string().trim().min(1).max(100),
-    command: z.string().trim().min(1).max(1000),
-    args: z.array(z.string().max(2000)).max(100),
-    env: z.record(z.string().max(200), z.string().max(10_000)).optional(),
-    enabled_by_default: z.boolean().optional(),
-    call_timeout_ms: z.number().int().min(1000).max(3_600_000).optional(),
-  }),
+  'mcp.save': z
+    .strictObject({
+      server_id: z
+        .string()
+        .regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'use 1–40 lowercase letters, digits or dashes')
+        .optional(),
+      name: z.string().trim().min(1).max(100),
+      transport: z.enum(['stdio', 'http']).optional(),
+      command: z.string().trim().max(1000).default(''),
+      args: z.array(z.string().max(2000)).max(100).default([]),
+      url: z
+        .string()
+        .trim()
+        .max(2000)
+        .regex(/^https?:\/\/\S+$/, 'use an http:// or https:// address')
+        .optional(),
+      env: z.record(z.string().max(200), z.string().max(10_000)).optional(),
+      headers: z
+        .record(z.string().regex(/^[A-Za-z0-9-]{1,100}$/, 'a header name'), z.string().max(10_000))
+        .optional(),
+      enabled_by_default: z.boolean().optional(),
+      call_timeout_ms: z.number().int().min(1000).max(3_600_000).optional(),
+    })
+    .refine((r) => (r.transport === 'http' ? Boolean(r.url) : r.command.length > 0), {
+      message: 'a stdio server needs a command; a remote (http) server needs a url',
+    }),
   'mcp.remove': z.strictObject({ server_id: z.string().min(1).max(40) }),
   'mcp.tools': z.strictObject({ server_id: z.string().min(1).max(40) }),
   'session.messages': z.strictObject({

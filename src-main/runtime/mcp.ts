@@ -1,6 +1,8 @@
 import { StringDecoder } from 'node:string_decoder'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { ArborError } from '../../src-shared/errors'
 import type { McpServerInfo, McpToolInfo } from '../../src-shared/contract'
 import type { McpBlock } from '../../src-shared/types'
@@ -13,6 +15,7 @@ export type { McpServerConfig } from '../store'
 
 const KEY = 'mcp_servers'
 const envSecret = (server_id: string) => `mcp:${server_id}:env`
+const headerSecret = (server_id: string) => `mcp:${server_id}:headers`
 export interface McpTimeouts {
   connect_ms: number
   call_ms: number
@@ -108,6 +111,21 @@ function outputOf(result: { content?: unknown; structuredContent?: unknown }): u
   return blocks.some((b) => b.type !== 'text') ? { content: text, blocks } : { content: text }
 }
 
+/** Why a remote server could not be reached, in words that say what to check. */
+function httpFailure(err: unknown, config: McpServerConfig): Error {
+  const message = err instanceof Error ? err.message : String(err)
+  const code = (err as { code?: unknown }).code
+  if (code === 401 || code === 403 || /\b40[13]\b/.test(message))
+    return new Error(
+      `${config.url} refused the request (${code ?? 'unauthorized'}): check the server's headers (its token) in Settings → MCP.`,
+    )
+  if (
+    /fetch failed|ECONNREFUSED|ENOTFOUND|EAI_AGAIN/i.test(`${message} ${String((err as Error).cause ?? '')}`)
+  )
+    return new Error(`Cannot reach ${config.url}: is the server running, and is the address right?`)
+  return new Error(`${config.url} did not answer as an MCP server (Streamable HTTP): ${message}`)
+}
+
 /**
  * MCP servers over stdio, through the official SDK. Servers start on first use; their tools are
  * gated exactly like built-in ones, using the annotations: readOnlyHint marks a tool read-only
@@ -139,8 +157,11 @@ export class McpManager {
     return {
       server_id: c.server_id,
       name: c.name,
+      transport: c.transport ?? 'stdio',
       command: c.command,
       args: c.args,
+      ...(c.url ? { url: c.url } : {}),
+      header_keys: c.header_keys ?? [],
       env_keys: c.env_keys,
       enabled_by_default: c.enabled_by_default,
       call_timeout_ms: this.callLimit(c),
@@ -164,9 +185,14 @@ export class McpManager {
   }
 
   async save(
-    input: Omit<McpServerConfig, 'server_id' | 'env_keys' | 'enabled_by_default' | 'call_timeout_ms'> & {
+    input: Omit<
+      McpServerConfig,
+      'server_id' | 'env_keys' | 'enabled_by_default' | 'call_timeout_ms' | 'header_keys'
+    > & {
       server_id?: string
       env?: Record<string, string>
+      /** Sent with every request to a remote server (auth): kept as secrets. */
+      headers?: Record<string, string>
       enabled_by_default?: boolean
       call_timeout_ms?: number
     },
@@ -179,14 +205,17 @@ export class McpManager {
     const next: McpServerConfig = {
       server_id: id,
       name: input.name,
-      command: input.command,
-      args: input.args,
+      ...(input.transport === 'http' ? { transport: 'http' as const, url: input.url } : {}),
+      command: input.transport === 'http' ? '' : input.command,
+      args: input.transport === 'http' ? [] : input.args,
+      header_keys: input.headers ? Object.keys(input.headers) : (prev?.header_keys ?? []),
       env_keys: input.env ? Object.keys(input.env) : (prev?.env_keys ?? []),
       enabled_by_default: input.enabled_by_default ?? prev?.enabled_by_default ?? true,
     }
     const limit = input.call_timeout_ms ?? prev?.call_timeout_ms
     if (limit !== undefined) next.call_timeout_ms = limit
     if (input.env) this.secrets.set(envSecret(id), JSON.stringify(input.env))
+    if (input.headers) this.secrets.set(headerSecret(id), JSON.stringify(input.headers))
     this.write([...configs.filter((c) => c.server_id !== id), next])
     await this.disconnect(id)
     return this.info(next)
@@ -197,6 +226,7 @@ export class McpManager {
     if (!configs.some((c) => c.server_id === server_id))
       throw new ArborError('not_found', `No MCP server "${server_id}".`)
     this.secrets.set(envSecret(server_id), null)
+    this.secrets.set(headerSecret(server_id), null)
     this.write(configs.filter((c) => c.server_id !== server_id))
     await this.disconnect(server_id)
   }
@@ -204,6 +234,30 @@ export class McpManager {
   private env(server_id: string): Record<string, string> {
     const raw = this.secrets.get(envSecret(server_id))
     return raw ? (JSON.parse(raw) as Record<string, string>) : {}
+  }
+
+  private headers(server_id: string): Record<string, string> {
+    const raw = this.secrets.get(headerSecret(server_id))
+    return raw ? (JSON.parse(raw) as Record<string, string>) : {}
+  }
+
+  /** How Arbor talks to the server: its command over stdio (stderr drained into its log), or HTTP. */
+  private transport(config: McpServerConfig): Transport {
+    if (config.transport === 'http')
+      return new StreamableHTTPClientTransport(new URL(config.url!), {
+        requestInit: { headers: this.headers(config.server_id) },
+      })
+    const transport = new StdioClientTransport({
+      command: config.command,
+      args: config.args,
+      // The SDK's safe default (PATH, HOME, …) plus what this server was configured with:
+      // never the host's whole environment, which holds tokens and API keys.
+      env: { ...getDefaultEnvironment(), ...this.env(config.server_id) },
+      stderr: 'pipe',
+    })
+    const decoder = new StringDecoder('utf8')
+    transport.stderr?.on('data', (chunk: Buffer) => this.appendLog(config.server_id, decoder.write(chunk)))
+    return transport
   }
 
   private async disconnect(server_id: string): Promise<void> {
@@ -217,22 +271,15 @@ export class McpManager {
     const existing = this.connections.get(config.server_id)
     if (existing) return existing
     const attempt = (async () => {
-      const transport = new StdioClientTransport({
-        command: config.command,
-        args: config.args,
-        // The SDK's safe default (PATH, HOME, …) plus what this server was configured with:
-        // never the host's whole environment, which holds tokens and API keys.
-        env: { ...getDefaultEnvironment(), ...this.env(config.server_id) },
-        stderr: 'pipe',
-      })
-      const decoder = new StringDecoder('utf8')
-      transport.stderr?.on('data', (chunk: Buffer) => this.appendLog(config.server_id, decoder.write(chunk)))
+      const transport = this.transport(config)
       const client = new Client({ name: 'arbor', version: '0.1.0' })
       // A server that exits forgets its connection, so the next call starts it again.
       client.onclose = () => {
         if (this.connections.get(config.server_id) === attempt) this.connections.delete(config.server_id)
       }
-      await client.connect(transport, { timeout: this.timeouts.connect_ms })
+      await client
+        .connect(transport, { timeout: this.timeouts.connect_ms })
+        .catch((err: unknown) => Promise.reject(config.transport === 'http' ? httpFailure(err, config) : err))
       const { tools } = await client.listTools(undefined, { timeout: this.timeouts.connect_ms })
       const infos: McpToolInfo[] = tools.map((t) => ({
         name: t.name,

@@ -14,8 +14,13 @@ export interface ProviderConfig {
 export interface McpServerConfig {
   server_id: string
   name: string
+  /** `http`: a remote server over Streamable HTTP at `url`; otherwise a command run over stdio. */
+  transport?: 'stdio' | 'http'
   command: string
   args: string[]
+  url?: string
+  /** Names of the HTTP headers sent (auth); their values live in the SecretStore. */
+  header_keys?: string[]
   /** Names only: the values (often tokens) live in the SecretStore, not the database. */
   env_keys: string[]
   enabled_by_default: boolean

@@ -2,21 +2,25 @@ import { useState } from 'react'
 import type { McpToolInfo } from '../../src-shared/contract'
 import { errorText, useArbor, useHostData } from '../state/client'
 
-function parseEnv(text: string): Record<string, string> | undefined {
-  const env: Record<string, string> = {}
+/** `KEY=value` (environment) or `Name: value` (headers) lines. */
+function parsePairs(text: string, sep: '=' | ':'): Record<string, string> | undefined {
+  const pairs: Record<string, string> = {}
   for (const line of text.split('\n')) {
-    const i = line.indexOf('=')
-    if (i > 0) env[line.slice(0, i).trim()] = line.slice(i + 1).trim()
+    const i = line.indexOf(sep)
+    if (i > 0) pairs[line.slice(0, i).trim()] = line.slice(i + 1).trim()
   }
-  return Object.keys(env).length ? env : undefined
+  return Object.keys(pairs).length ? pairs : undefined
 }
 
 function McpForm({ onDone }: { onDone: (saved: boolean) => void }) {
   const arbor = useArbor()
   const [name, setName] = useState('')
+  const [transport, setTransport] = useState<'stdio' | 'http'>('stdio')
   const [command, setCommand] = useState('')
   const [args, setArgs] = useState('')
   const [env, setEnv] = useState('')
+  const [url, setUrl] = useState('')
+  const [headers, setHeaders] = useState('')
   const [enabled, setEnabled] = useState(true)
   const [limit, setLimit] = useState('60')
   const [error, setError] = useState<string | null>(null)
@@ -24,18 +28,28 @@ function McpForm({ onDone }: { onDone: (saved: boolean) => void }) {
   const save = async () => {
     setError(null)
     try {
-      const parsedEnv = parseEnv(env)
-      await arbor.call('mcp.save', {
+      const common = {
         name: name.trim(),
-        command: command.trim(),
-        args: args
-          .split('\n')
-          .map((a) => a.trim())
-          .filter(Boolean),
-        ...(parsedEnv ? { env: parsedEnv } : {}),
         enabled_by_default: enabled,
         call_timeout_ms: Math.round(Number(limit) * 1000),
-      })
+      }
+      const parsedEnv = parsePairs(env, '=')
+      const parsedHeaders = parsePairs(headers, ':')
+      await arbor.call(
+        'mcp.save',
+        transport === 'http'
+          ? { ...common, transport, url: url.trim(), ...(parsedHeaders ? { headers: parsedHeaders } : {}) }
+          : {
+              ...common,
+              transport,
+              command: command.trim(),
+              args: args
+                .split('\n')
+                .map((a) => a.trim())
+                .filter(Boolean),
+              ...(parsedEnv ? { env: parsedEnv } : {}),
+            },
+      )
       onDone(true)
     } catch (err) {
       setError(errorText(err))
@@ -63,39 +77,81 @@ function McpForm({ onDone }: { onDone: (saved: boolean) => void }) {
           />
         </label>
         <label className="field">
-          <span className="field-label">Command</span>
-          <input
+          <span className="field-label">Runs as</span>
+          <select
             className="input"
-            aria-label="Command"
-            placeholder="npx"
-            value={command}
-            onChange={(e) => setCommand(e.target.value)}
-            required
-          />
+            aria-label="Runs as"
+            value={transport}
+            onChange={(e) => setTransport(e.target.value as 'stdio' | 'http')}
+          >
+            <option value="stdio">A command on this computer (stdio)</option>
+            <option value="http">A remote server (Streamable HTTP)</option>
+          </select>
         </label>
       </div>
-      <label className="field">
-        <span className="field-label">Arguments</span>
-        <textarea
-          className="input"
-          aria-label="Arguments"
-          rows={3}
-          placeholder={'One per line, e.g.\n-y\n@modelcontextprotocol/server-filesystem\n/home/me/notes'}
-          value={args}
-          onChange={(e) => setArgs(e.target.value)}
-        />
-      </label>
-      <label className="field">
-        <span className="field-label">Environment</span>
-        <textarea
-          className="input"
-          aria-label="Environment"
-          rows={2}
-          placeholder="KEY=value, one per line (values stay in the main process)"
-          value={env}
-          onChange={(e) => setEnv(e.target.value)}
-        />
-      </label>
+      {transport === 'stdio' ? (
+        <>
+          <label className="field">
+            <span className="field-label">Command</span>
+            <input
+              className="input"
+              aria-label="Command"
+              placeholder="npx"
+              value={command}
+              onChange={(e) => setCommand(e.target.value)}
+              required
+            />
+          </label>
+          <label className="field">
+            <span className="field-label">Arguments</span>
+            <textarea
+              className="input"
+              aria-label="Arguments"
+              rows={3}
+              placeholder={'One per line, e.g.\n-y\n@modelcontextprotocol/server-filesystem\n/home/me/notes'}
+              value={args}
+              onChange={(e) => setArgs(e.target.value)}
+            />
+          </label>
+          <label className="field">
+            <span className="field-label">Environment</span>
+            <textarea
+              className="input"
+              aria-label="Environment"
+              rows={2}
+              placeholder="KEY=value, one per line (values stay in the main process)"
+              value={env}
+              onChange={(e) => setEnv(e.target.value)}
+            />
+          </label>
+        </>
+      ) : (
+        <>
+          <label className="field">
+            <span className="field-label">Address</span>
+            <input
+              className="input"
+              aria-label="Server address"
+              type="url"
+              placeholder="https://example.com/mcp"
+              value={url}
+              onChange={(e) => setUrl(e.target.value)}
+              required
+            />
+          </label>
+          <label className="field">
+            <span className="field-label">Headers</span>
+            <textarea
+              className="input"
+              aria-label="Headers"
+              rows={2}
+              placeholder="Authorization: Bearer …, one per line (kept as secrets, never shown again)"
+              value={headers}
+              onChange={(e) => setHeaders(e.target.value)}
+            />
+          </label>
+        </>
+      )}
       <label className="field">
         <span className="field-label">Time limit per call, in seconds without progress</span>
         <input
@@ -176,8 +232,13 @@ export function McpSettings() {
                 </span>
                 {s.enabled_by_default && <span className="badge">in new chats</span>}
               </div>
-              <code className="path">{[s.command, ...s.args].join(' ')}</code>
+              <code className="path">
+                {s.transport === 'http' ? s.url : [s.command, ...s.args].join(' ')}
+              </code>
               {s.env_keys.length > 0 && <div className="card-meta">Environment: {s.env_keys.join(', ')}</div>}
+              {s.header_keys.length > 0 && (
+                <div className="card-meta">Headers sent: {s.header_keys.join(', ')} (values hidden)</div>
+              )}
               <div className="card-meta">
                 A call may go {s.call_timeout_ms / 1000} s without progress before it is given up.
               </div>

@@ -3,6 +3,9 @@
  * @modelcontextprotocol/server-everything (results of every content type, progress) and a
  * server that floods stderr. Started over stdio by the tests, driven through Arbor's API.
  */
+import { spawn } from 'node:child_process'
+import { createServer, request as httpRequest } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { McpBlock, SessionMessage, ToolCallPart } from '../../src-shared/types'
@@ -152,4 +155,102 @@ describe('a server that logs a lot to stderr', () => {
     expect(info!.log).toMatch(/INFO answered call 3\n$/)
     expect(info!.log).not.toContain('DEBUG start')
   }, 60_000)
+})
+
+describe('a remote server over Streamable HTTP', () => {
+  /**
+   * server-everything in its streamableHttp mode, behind a loopback proxy that wants
+   * `Authorization: Bearer <token>` (as a hosted server does) and records what it was sent.
+   */
+  async function remote(token: string) {
+    const port = 20_000 + Math.floor(Math.random() * 20_000)
+    const child = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], {
+      env: { ...process.env, PORT: String(port) },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    })
+    await new Promise<void>((resolve, reject) => {
+      child.stderr!.on('data', (d: Buffer) => /listening on port/.test(d.toString()) && resolve())
+      child.once('exit', (c) => reject(new Error(`server-everything exited (${c})`)))
+    })
+    const seen: string[] = []
+    const proxy = createServer((req, res) => {
+      seen.push(req.headers.authorization ?? '')
+      if (req.headers.authorization !== `Bearer ${token}`) {
+        res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"unauthorized"}')
+        return
+      }
+      const upstream = httpRequest(
+        { host: '127.0.0.1', port, path: req.url, method: req.method, headers: req.headers },
+        (up) => {
+          res.writeHead(up.statusCode ?? 502, up.headers)
+          up.pipe(res)
+        },
+      )
+      req.pipe(upstream)
+    })
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', () => r()))
+    const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/mcp`
+    return {
+      url,
+      seen,
+      close: async () => {
+        proxy.closeAllConnections()
+        await new Promise((r) => proxy.close(r))
+        child.kill()
+      },
+    }
+  }
+
+  it('its tools run like a local server’s; the auth header is sent, kept as a secret, never shown', async () => {
+    const server = await remote('tok-SECRET-77')
+    try {
+      const rt = sqliteRuntime({ mcp_timeouts: { connect_ms: 30_000, call_ms: 30_000 } })
+      const saved = await rt.mcp.save({
+        name: 'remote',
+        transport: 'http',
+        command: '',
+        args: [],
+        url: server.url,
+        headers: { Authorization: 'Bearer tok-SECRET-77' },
+      })
+      expect(saved).toMatchObject({ transport: 'http', url: server.url, header_keys: ['Authorization'] })
+      expect(JSON.stringify(rt.mcp.list())).not.toContain('tok-SECRET-77')
+      expect(JSON.stringify(rt.store.getSetting('mcp_servers'))).not.toContain('tok-SECRET-77')
+      const s = await rt.sessions.create()
+      await s.set({ security: 'auto' })
+      const result = await (await s.prompt({ query: '/tool mcp_remote_get-sum {"a": 2, "b": 40}' })).finished
+      expect(result).toEqual({ success: true })
+      expect(calls(await allMessages(s)).at(-1)).toMatchObject({ status: 'done' })
+      expect(JSON.stringify(calls(await allMessages(s)).at(-1)!.output)).toContain('42')
+      expect(server.seen.every((h) => h === 'Bearer tok-SECRET-77')).toBe(true)
+
+      // A wrong token: the server refuses, and the error says where to fix it.
+      await rt.mcp.save({
+        server_id: 'remote',
+        name: 'remote',
+        transport: 'http',
+        command: '',
+        args: [],
+        url: server.url,
+        headers: { Authorization: 'Bearer wrong' },
+      })
+      await expect(rt.mcp.toolInfos('remote')).rejects.toThrow(
+        /refused the request .*headers .*Settings → MCP/,
+      )
+      await server.close()
+      await rt.mcp.save({
+        server_id: 'remote',
+        name: 'remote',
+        transport: 'http',
+        command: '',
+        args: [],
+        url: server.url,
+      })
+      await expect(rt.mcp.toolInfos('remote')).rejects.toThrow(
+        /Cannot reach http:\/\/127\.0\.0\.1:\d+\/mcp: is the server running/,
+      )
+    } finally {
+      await server.close()
+    }
+  }, 90_000)
 })
