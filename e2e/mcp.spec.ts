@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { composer, expect, messages, openApp, send, test } from './fixtures'
 
 const EVERYTHING = require.resolve('@modelcontextprotocol/server-everything/dist/index.js')
@@ -82,4 +84,39 @@ test('a remote MCP server over Streamable HTTP: added in Settings with a header,
   } finally {
     child.kill()
   }
+})
+
+test('a broken server is reported once, with a link to its settings; servers switch per chat', async ({
+  page,
+  host,
+}) => {
+  const dies = join(host.dataDir, 'dies.js')
+  writeFileSync(dies, 'process.exit(3)')
+  await host.rpc('mcp.save', { name: 'broken', command: process.execPath, args: [dies] })
+  await openApp(page, host)
+  await send(page, 'hello')
+  await expect(messages(page).last()).toContainText('hello', { timeout: 15_000 })
+  await send(page, 'and again')
+  // The second turn has run (its reply quotes the prompt) before the notices are counted.
+  await expect(page.getByRole('article', { name: 'Assistant' }).last()).toContainText('and again', {
+    timeout: 15_000,
+  })
+  const notices = page.getByRole('article', { name: 'Action' }).filter({ hasText: 'could not start' })
+  await expect(notices).toHaveCount(1)
+  await notices.getByRole('button', { name: 'Open MCP settings' }).click()
+  const dialog = page.getByRole('dialog', { name: 'Settings' })
+  await expect(dialog.getByRole('tab', { name: 'MCP servers' })).toHaveAttribute('aria-selected', 'true')
+  await expect(dialog.getByRole('listitem', { name: 'broken' })).toContainText('failed')
+  await dialog.getByRole('button', { name: 'Close' }).click()
+
+  // Off for this chat: the notice does not come back.
+  await page.getByRole('button', { name: 'More actions' }).click()
+  await page.getByRole('menuitem', { name: 'MCP servers…' }).click()
+  const chat = page.getByRole('dialog', { name: 'MCP servers in this chat' })
+  await expect(chat.getByRole('checkbox', { name: /broken/ })).toBeChecked()
+  await chat.getByRole('checkbox', { name: /broken/ }).uncheck()
+  await chat.getByRole('button', { name: 'Apply' }).click()
+  await expect(page.getByRole('article', { name: 'Action' }).last()).toContainText(
+    'MCP servers in this chat set to none',
+  )
 })

@@ -373,7 +373,7 @@ export class McpManager {
         out.push(...(await this.connect(config)).tools)
       } catch (err) {
         onFailure(
-          `The MCP server "${config.name}" could not start, so its tools are unavailable: ${(err as Error).message}`,
+          `The MCP server "${config.name}" could not start, so its tools are unavailable in this chat: ${(err as Error).message.replace(/\.?$/, '.')} Fix it in Settings → MCP servers, or turn it off for this chat (⋯ → MCP servers).`,
         )
       }
     }

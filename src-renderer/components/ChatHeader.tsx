@@ -2,13 +2,14 @@ import { useEffect, useRef, useState } from 'react'
 import type { ModelOption, SecurityMode } from '../../src-shared/types'
 import { SECURITY_LABELS, useActions, useApp } from '../state/hooks'
 import { BranchIcon } from './Icons'
+import { McpChatDialog } from './McpChat'
 import { Confirm } from './Modal'
 import { StateBadge } from './StateBadge'
 
 const MODES = Object.keys(SECURITY_LABELS) as SecurityMode[]
 const NO_MODELS: ModelOption[] = []
 
-type Pending = 'clear' | 'remove' | null
+type Pending = 'clear' | 'remove' | 'mcp' | null
 
 /**
  * The open session: its title (rename in place), fork lineage, model and approval mode (both
@@ -172,6 +173,7 @@ export function ChatHeader() {
             <div className="menu" role="menu" aria-label="Session actions">
               {item('Rename', startRename)}
               {item('Fork this chat', () => void actions.fork({}))}
+              {item('MCP servers…', () => setConfirm('mcp'), { disabled: info.archived })}
               {item('Clear messages…', () => setConfirm('clear'), { disabled: busy || info.archived })}
               {info.archived
                 ? item('Unarchive', () => void actions.archive(id, false))
@@ -181,6 +183,7 @@ export function ChatHeader() {
           )}
         </div>
       </div>
+      {confirm === 'mcp' && <McpChatDialog plugins={info.plugins} onClose={() => setConfirm(null)} />}
       {confirm === 'clear' && (
         <Confirm
           title="Clear messages?"

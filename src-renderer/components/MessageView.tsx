@@ -131,6 +131,7 @@ function MessageBody({ message }: { message: SessionMessage }) {
     return (
       <article className="msg msg-action" aria-label="Action" {...common}>
         <span className="action-text">{plainText(message)}</span>
+        {message.error_code === 'mcp_unavailable' && <FixMcpLink />}
       </article>
     )
   }
@@ -183,5 +184,15 @@ function MessageBody({ message }: { message: SessionMessage }) {
       )}
       {note && <div className="msg-note">{note}</div>}
     </article>
+  )
+}
+
+/** The fix-it link of a notice about an MCP server that cannot start. */
+function FixMcpLink() {
+  const { openSettings } = useActions()
+  return (
+    <button type="button" className="btn btn-small action-fix" onClick={() => openSettings('mcp')}>
+      Open MCP settings
+    </button>
   )
 }

@@ -2,13 +2,14 @@ import { useState } from 'react'
 import type { AppSettings } from '../../src-shared/contract'
 import type { SecurityMode } from '../../src-shared/types'
 import { SECURITY_LABELS, useActions, useApp } from '../state/hooks'
+import type { SettingsTab } from '../state/slices/ui'
 import { errorText, useArbor } from '../state/client'
 import { DataSettings } from './DataSettings'
 import { McpSettings } from './McpSettings'
 import { Modal } from './Modal'
 import { ProviderSettings } from './ProviderSettings'
 
-type Tab = 'general' | 'providers' | 'mcp' | 'data'
+type Tab = SettingsTab
 const TABS: Array<[Tab, string]> = [
   ['general', 'General'],
   ['providers', 'Model providers'],
@@ -124,7 +125,9 @@ function General() {
 /** Settings: defaults and theme, model providers (keys write-only), MCP servers. */
 export function Settings() {
   const { setDialog } = useActions()
-  const [tab, setTab] = useState<Tab>('general')
+  // Opened on the tab asked for (a fix-it link), general otherwise.
+  const initial = useApp((s) => s.settingsTab)
+  const [tab, setTab] = useState<Tab>(initial)
   return (
     <Modal title="Settings" onClose={() => setDialog(null)} className="modal-wide settings">
       <div className="tabs" role="tablist" aria-label="Settings sections">

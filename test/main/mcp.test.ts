@@ -95,11 +95,35 @@ describe('MCP servers over stdio', () => {
     await rt.mcp.save({ name: 'broken', command: process.execPath, args: [script] })
     const s = await rt.sessions.create()
     expect(await (await s.prompt({ query: 'hello' })).finished).toEqual({ success: true })
+    // Reported once in the chat, not at every turn, with the code the UI links to Settings.
+    expect(await (await s.prompt({ query: 'and again' })).finished).toEqual({ success: true })
+    expect(await (await s.prompt({ query: 'and again' })).finished).toEqual({ success: true })
     const notices = (await allMessages(s)).filter((m) => m.kind === 'action')
     expect(notices.map((m) => (m.parts[0] as { text: string }).text)).toEqual([
-      expect.stringMatching(/The MCP server "broken" could not start, so its tools are unavailable/),
+      expect.stringMatching(
+        /The MCP server "broken" could not start, so its tools are unavailable in this chat: .* Fix it in Settings → MCP servers, or turn it off for this chat/,
+      ),
     ])
+    expect(notices[0]!.error_code).toBe('mcp_unavailable')
     expect(rt.mcp.list()[0]).toMatchObject({ status: 'failed' })
+  })
+
+  it('servers are switched per chat: one added later reaches an older chat once turned on there', async () => {
+    const { rt, shared } = setup()
+    const older = await rt.sessions.create()
+    await rt.mcp.save({ name: 'fs', command: process.execPath, args: [FS_SERVER, shared] })
+    expect((await older.get_info()).plugins).toEqual([])
+    await older.set({ plugins: ['fs'], security: 'auto' })
+    const query = `/tool mcp_fs_read_text_file {"path":${JSON.stringify(join(shared, 'hello.txt'))}}`
+    expect(await (await older.prompt({ query })).finished).toEqual({ success: true })
+    expect(calls(await allMessages(older)).at(-1)).toMatchObject({ status: 'done' })
+    // Off again for this chat only: its tools are gone from it, a new chat still has them.
+    await older.set({ plugins: [] })
+    await (
+      await older.prompt({ query })
+    ).finished
+    expect(calls(await allMessages(older)).at(-1)).toMatchObject({ status: 'error' })
+    expect((await (await rt.sessions.create()).get_info()).plugins).toEqual(['fs'])
   })
 
   it('a server that hangs on a call times out into an error result', async () => {

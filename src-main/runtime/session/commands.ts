@@ -172,7 +172,7 @@ function planSet(ctx: SessionContext, row: SessionRow, p: SetChanges): CommandPl
   }
   if (p.plugins !== undefined) {
     patch.plugins = p.plugins
-    actions.push(`Plugins set to ${p.plugins.length ? p.plugins.join(', ') : 'none'}`)
+    actions.push(`MCP servers in this chat set to ${p.plugins.length ? p.plugins.join(', ') : 'none'}`)
   }
   return {
     actions,

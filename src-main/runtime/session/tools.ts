@@ -11,6 +11,9 @@ import type { MessageLog } from './log'
 
 const TOOL_TIMEOUT_MS = 60_000
 
+/** The code of the action line that reports an MCP server that cannot start (the UI links it to Settings). */
+export const MCP_UNAVAILABLE = 'mcp_unavailable'
+
 /** The session's workspace folder (made on first use). */
 export function workspace(ctx: SessionContext, row: SessionRow): string {
   const dir = row.env.workspace ?? ctx.deps.workspaceFor(ctx.id)
@@ -27,13 +30,17 @@ export class ToolBox {
     private readonly log: MessageLog,
   ) {}
 
+  /**
+   * The session's tools. A server that cannot start is reported once in this chat (not at
+   * every turn), with the code the UI turns into a link to its settings; again only if it
+   * fails differently.
+   */
   list(row: SessionRow, turn_id?: string): Promise<Tool[]> {
     return this.ctx.deps.toolsFor(row, (notice) => {
-      const key = `${turn_id ?? ''}\n${notice}`
-      if (this.notices.has(key)) return
-      this.notices.add(key)
+      if (this.notices.has(notice)) return
+      this.notices.add(notice)
       try {
-        this.log.text('system', 'action', notice, turn_id)
+        this.log.text('system', 'action', notice, turn_id, MCP_UNAVAILABLE)
       } catch (err) {
         this.ctx.log(`${notice} (${String(err)})`)
       }

@@ -31,6 +31,8 @@ export interface ActiveActions {
   respond(interaction_id: string, answer: Answer): Promise<void>
   setSecurity(security: SecurityMode): Promise<void>
   setModel(model: string): Promise<void>
+  /** Which MCP servers this chat uses (server ids). */
+  setPlugins(plugins: string[]): Promise<void>
   loadOlder(): Promise<void>
   /** Sends a steering note to the running turn of the open session. */
   steer(text: string): Promise<boolean>
@@ -133,6 +135,9 @@ export function createActiveSlice(api: SliceApi): Slice<ActiveState, ActiveActio
     setSecurity: (security) => command('Could not change the approval mode', (s) => s.set({ security })),
 
     setModel: (model) => command('Could not change the model', (s) => s.set({ model })),
+
+    setPlugins: (plugins) =>
+      command('Could not change the MCP servers of this chat', (s) => s.set({ plugins })),
 
     async loadOlder() {
       const t = get().transcript

@@ -19,7 +19,11 @@ export interface UiState {
   panel: 'history' | null
   /** A modal over the whole window. */
   dialog: 'settings' | 'shortcuts' | null
+  /** The Settings tab it opens on. */
+  settingsTab: SettingsTab
 }
+
+export type SettingsTab = 'general' | 'providers' | 'mcp' | 'data'
 
 export interface UiActions {
   dismissNotice(): void
@@ -30,6 +34,8 @@ export interface UiActions {
   refreshAppInfo(): Promise<void>
   setPanel(panel: UiState['panel']): void
   setDialog(dialog: UiState['dialog']): void
+  /** Opens Settings on one tab (a fix-it link). */
+  openSettings(tab: SettingsTab): void
 }
 
 export function createUiSlice(api: SliceApi): Slice<UiState, UiActions> {
@@ -43,6 +49,7 @@ export function createUiSlice(api: SliceApi): Slice<UiState, UiActions> {
       settings: null,
       panel: null,
       dialog: null,
+      settingsTab: 'general',
     },
     actions: {
       dismissNotice() {
@@ -82,7 +89,11 @@ export function createUiSlice(api: SliceApi): Slice<UiState, UiActions> {
       },
 
       setDialog(dialog) {
-        set({ dialog })
+        set(dialog === 'settings' ? { dialog, settingsTab: 'general' } : { dialog })
+      },
+
+      openSettings(settingsTab) {
+        set({ dialog: 'settings', settingsTab })
       },
     },
   }
