@@ -204,8 +204,8 @@ test('README screenshot of settings', async ({ page, host }) => {
     const card = dialog.getByRole('listitem', { name: 'Local test' })
     await expect(card).toContainText('key set')
     await card.getByRole('button', { name: 'Test' }).click()
-    await expect(card.getByRole('status')).toContainText('Connected to Local test: 1 models available.')
-    await card.getByRole('button', { name: 'Add 1 models' }).click()
+    await expect(card.getByRole('status')).toContainText('Connected to Local test: 1 model available.')
+    await card.getByRole('button', { name: 'Add 1 model' }).click()
     await expect(card).toContainText(`Models: ${FAKE_MODEL}`)
 
     // And the form with the presets for another one.

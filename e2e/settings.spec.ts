@@ -85,8 +85,8 @@ test.describe('settings', () => {
       await expect(card).toContainText('key set')
       await expect(card).not.toContainText('sk-e2e-secret')
       await card.getByRole('button', { name: 'Test' }).click()
-      await expect(card.getByRole('status')).toContainText('Connected to Local test: 1 models available.')
-      await card.getByRole('button', { name: 'Add 1 models' }).click()
+      await expect(card.getByRole('status')).toContainText('Connected to Local test: 1 model available.')
+      await card.getByRole('button', { name: 'Add 1 model' }).click()
       await expect(card).toContainText(`Models: ${FAKE_MODEL}`)
 
       // README screenshot: the provider, and the form with the presets for another one.
@@ -141,6 +141,35 @@ test.describe('settings', () => {
         .click()
       await dialog.getByRole('button', { name: 'Remove', exact: true }).click()
       await expect(dialog.getByRole('listitem', { name: 'Local test' })).toHaveCount(0)
+    } finally {
+      await fake.close()
+    }
+  })
+
+  test('providers: Test before saving, pick the models the server lists; an unreachable one says so', async ({
+    page,
+    host,
+  }) => {
+    const fake = await startFakeOpenAI()
+    try {
+      await openApp(page, host)
+      const dialog = await openSettings(page)
+      await dialog.getByRole('tab', { name: 'Model providers' }).click()
+      await dialog.getByRole('button', { name: 'Add provider' }).click()
+      const form = dialog.getByRole('form', { name: 'Add provider' })
+      await form.getByLabel('Name').fill('My server')
+      await form.getByLabel('Base URL').fill('http://127.0.0.1:1/v1')
+      await form.getByRole('button', { name: 'Test' }).click()
+      await expect(form.getByRole('status')).toHaveText(
+        'Cannot reach http://127.0.0.1:1/v1 — is My server running?',
+      )
+      await form.getByLabel('Base URL').fill(fake.baseUrl)
+      await form.getByRole('button', { name: 'Test' }).click()
+      await expect(form.getByRole('status')).toHaveText('Connected to My server: 1 model available.')
+      await form.getByRole('checkbox', { name: FAKE_MODEL }).check()
+      await expect(form.getByLabel('Models')).toHaveValue(FAKE_MODEL)
+      await form.getByRole('button', { name: 'Add provider' }).click()
+      await expect(dialog.getByRole('listitem', { name: 'My server' })).toContainText(`Models: ${FAKE_MODEL}`)
     } finally {
       await fake.close()
     }

@@ -153,6 +153,9 @@ export interface Responses {
   'providers.save': ProviderInfo
   'providers.remove': { removed: true }
   'providers.test': { ok: boolean; message: string; models?: string[] }
+  'providers.probe': { ok: boolean; message: string; models?: string[] }
+  /** Local model servers answering on their usual ports, with their models. */
+  'providers.detect': Array<{ name: string; base_url: string; models: string[] }>
   'mcp.list': McpServerInfo[]
   'mcp.save': McpServerInfo
   'mcp.remove': { removed: true }

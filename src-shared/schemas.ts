@@ -74,6 +74,15 @@ export const schemas = {
     models: z.array(z.string().trim().min(1).max(200)).max(100),
   }),
   'providers.remove': z.strictObject({ provider_id: z.string().min(1).max(40) }),
+  /** Test connection before saving (nothing is written); a saved provider's key is used if none is given. */
+  'providers.probe': z.strictObject({
+    provider_id: z.string().min(1).max(40).optional(),
+    kind: providerKind,
+    name: z.string().trim().min(1).max(100),
+    base_url: z.url({ protocol: /^https?$/ }).max(500),
+    api_key: z.string().max(500).optional(),
+  }),
+  'providers.detect': z.strictObject({}),
   'providers.test': z.strictObject({ provider_id: z.string().min(1).max(40) }),
   'mcp.list': z.strictObject({}),
   'mcp.save': z

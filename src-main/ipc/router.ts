@@ -112,6 +112,8 @@ export function createRouter(runtime: Runtime, appInfo: () => AppInfo, host: Hos
       return settingsChanged({ removed: true as const })
     },
     'providers.test': (r) => runtime.providers.test(r.provider_id),
+    'providers.probe': (r) => runtime.providers.probe(r),
+    'providers.detect': () => runtime.providers.detect(),
     'mcp.list': () => runtime.mcp.list(),
     'mcp.save': async (r) => settingsChanged(await runtime.mcp.save(r)),
     'mcp.remove': async (r) => {

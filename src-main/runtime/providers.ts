@@ -136,44 +136,101 @@ export class ProviderRegistry {
     )
   }
 
-  /** Test connection: list the server's models (OpenAI-compatible) or send a one-token request. */
-  async test(
-    provider_id: string,
-    signal?: AbortSignal,
-  ): Promise<{ ok: boolean; message: string; models?: string[] }> {
+  /** Test connection of a saved provider: see `probe`. */
+  async test(provider_id: string, signal?: AbortSignal): Promise<ProbeResult> {
     const p = this.configs().find((c) => c.provider_id === provider_id)
     if (!p) throw new ArborError('not_found', `No provider "${provider_id}".`)
-    const key = this.secrets.get(secretName(p.provider_id))
+    return this.check(p, this.secrets.get(secretName(p.provider_id)), signal)
+  }
+
+  /**
+   * Test connection before saving: the same check on a provider that is not saved (nothing is
+   * written). With no key given for an edited provider, its stored key is used.
+   */
+  probe(
+    input: { provider_id?: string; kind: ProviderConfig['kind']; name: string; base_url: string; api_key?: string },
+    signal?: AbortSignal,
+  ): Promise<ProbeResult> {
+    const p: ProviderConfig = {
+      provider_id: input.provider_id ?? 'probe',
+      kind: input.kind,
+      name: input.name,
+      base_url: input.base_url.replace(/\/+$/, ''),
+      models: [],
+    }
+    const stored = input.provider_id ? this.secrets.get(secretName(input.provider_id)) : undefined
+    return this.check(p, input.api_key || stored || undefined, signal)
+  }
+
+  /**
+   * Local servers answering on their usual ports (Ollama 11434, LM Studio 1234, llama.cpp
+   * 8080, vLLM 8000), with the models each offers; quick, and silent about those not running.
+   */
+  async detect(
+    candidates: ProviderPreset[] = PROVIDER_PRESETS,
+  ): Promise<Array<{ name: string; base_url: string; models: string[] }>> {
+    const local = candidates.filter((p) => !p.needs_key)
+    const found = await Promise.all(
+      local.map(async (preset) => {
+        const r = await this.check(
+          { provider_id: 'detect', kind: preset.kind, name: preset.name, base_url: preset.base_url, models: [] },
+          undefined,
+          AbortSignal.timeout(1500),
+        )
+        return r.ok ? { name: preset.name, base_url: preset.base_url, models: r.models ?? [] } : null
+      }),
+    )
+    return found.filter((x): x is NonNullable<typeof x> => x !== null)
+  }
+
+  /**
+   * Lists the server's models — OpenAI-compatible `GET /models`, Ollama's `/api/tags` when
+   * that is missing, Anthropic's `GET /models` — so they can be picked instead of typed. A
+   * failure reads as it would in chat ("Cannot reach … — is Ollama running?").
+   */
+  private async check(
+    p: ProviderConfig,
+    key: string | undefined,
+    signal?: AbortSignal,
+    timeout: AbortSignal = AbortSignal.timeout(10_000),
+  ): Promise<ProbeResult> {
     const clean = (s: string) => redact(s, [key])
+    const signals = signal ? AbortSignal.any([signal, timeout]) : timeout
     try {
-      if (p.kind === 'openai-compatible') {
-        const res = await fetch(`${p.base_url}/models`, {
-          headers: key ? { authorization: `Bearer ${key}` } : {},
-          signal: signal ?? AbortSignal.timeout(10_000),
-        })
-        if (res.status === 401 || res.status === 403)
-          return { ok: false, message: `${p.name} refused the API key (${res.status}).` }
-        if (!res.ok)
-          return { ok: false, message: `${p.name} answered ${res.status} for ${p.base_url}/models.` }
+      const headers: Record<string, string> =
+        p.kind === 'anthropic'
+          ? { 'x-api-key': key ?? '', 'anthropic-version': '2023-06-01' }
+          : key
+            ? { authorization: `Bearer ${key}` }
+            : {}
+      let res = await fetch(`${p.base_url}/models`, { headers, signal: signals })
+      if (res.status === 401 || res.status === 403)
+        return { ok: false, message: `${p.name} refused the API key (${res.status}). Check the key.` }
+      let models: string[] | null = null
+      if (res.ok) {
         const body = (await res.json()) as { data?: Array<{ id: string }> }
-        const models = (body.data ?? []).map((d) => d.id)
-        return { ok: true, message: `Connected to ${p.name}: ${models.length} models available.`, models }
+        models = (body.data ?? []).map((d) => d.id)
+      } else if (p.kind === 'openai-compatible') {
+        // An older Ollama without the OpenAI model list: its own tags.
+        res = await fetch(`${new URL(p.base_url).origin}/api/tags`, { signal: signals })
+        if (res.ok) models = ((await res.json()) as { models?: Array<{ name: string }> }).models?.map((m) => m.name) ?? []
       }
-      const model = this.models().find((m) => m.id.startsWith(`${p.provider_id}/`))
-      if (!model) return { ok: false, message: 'Add at least one model name to test the connection.' }
-      const ac = new AbortController()
-      for await (const ev of model.step({
-        system: '',
-        messages: [{ role: 'user', content: 'ping' }],
-        tools: [],
-        signal: signal ?? ac.signal,
-      }))
-        if (ev.type === 'text-delta') break
-      ac.abort()
-      return { ok: true, message: `Connected to ${p.name}.` }
+      if (models === null)
+        return { ok: false, message: `${p.name} answered ${res.status} for ${p.base_url}/models.` }
+      return {
+        ok: true,
+        message: `Connected to ${p.name}: ${models.length} ${models.length === 1 ? 'model' : 'models'} available.`,
+        models,
+      }
     } catch (err) {
       const failure = describeFailure(err, this.endpoint(p, p.models[0] ?? ''))
       return { ok: false, message: clean(failure.message) }
     }
   }
+}
+
+export interface ProbeResult {
+  ok: boolean
+  message: string
+  models?: string[]
 }

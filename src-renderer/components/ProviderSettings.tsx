@@ -1,4 +1,4 @@
-import { useState } from 'react'
+import { useEffect, useState } from 'react'
 import type { ProviderInfo, ProviderPreset } from '../../src-shared/contract'
 import { useActions } from '../state/hooks'
 import { errorText, useArbor, useHostData } from '../state/client'
@@ -45,8 +45,50 @@ function ProviderForm({
   const [d, setD] = useState(initial)
   const [error, setError] = useState<string | null>(null)
   const [saving, setSaving] = useState(false)
+  const [probe, setProbe] = useState<{ ok: boolean; message: string; models?: string[] } | 'testing' | null>(
+    null,
+  )
+  const [found, setFound] = useState<Array<{ name: string; base_url: string; models: string[] }>>([])
   const isNew = !initial.provider_id
   const patch = (p: Partial<Draft>) => setD((x) => ({ ...x, ...p }))
+  const picked = new Set(parseModels(d.models))
+  const toggleModel = (m: string) => {
+    const next = new Set(picked)
+    if (next.has(m)) next.delete(m)
+    else next.add(m)
+    patch({ models: [...next].join('\n') })
+  }
+
+  // A new provider: offer the local servers that answer on their usual ports.
+  useEffect(() => {
+    if (!isNew) return
+    let live = true
+    arbor
+      .call('providers.detect', {})
+      .then((f) => live && setFound(f))
+      .catch(() => {})
+    return () => {
+      live = false
+    }
+  }, [arbor, isNew])
+
+  // Test before saving: the same check as a saved provider's, on what the form holds now.
+  const test = async () => {
+    setProbe('testing')
+    try {
+      setProbe(
+        await arbor.call('providers.probe', {
+          ...(d.provider_id ? { provider_id: d.provider_id } : {}),
+          kind: d.kind,
+          name: d.name.trim() || 'The server',
+          base_url: d.base_url.trim(),
+          ...(d.api_key ? { api_key: d.api_key } : {}),
+        }),
+      )
+    } catch (err) {
+      setProbe({ ok: false, message: errorText(err) })
+    }
+  }
 
   const save = async () => {
     setSaving(true)
@@ -78,6 +120,28 @@ function ProviderForm({
         void save()
       }}
     >
+      {isNew && found.length > 0 && (
+        <div className="found-servers" role="group" aria-label="Found on this computer">
+          <span className="field-label">Found on this computer</span>
+          {found.map((f) => (
+            <button
+              key={f.base_url}
+              type="button"
+              className="btn btn-small"
+              onClick={() => {
+                patch({ kind: 'openai-compatible', name: f.name, base_url: f.base_url, needs_key: false })
+                setProbe({
+                  ok: true,
+                  message: `Connected to ${f.name}: ${f.models.length} models available.`,
+                  models: f.models,
+                })
+              }}
+            >
+              {f.name} · {f.models.length} {f.models.length === 1 ? 'model' : 'models'}
+            </button>
+          ))}
+        </div>
+      )}
       {isNew && (
         <label className="field">
           <span className="field-label">Preset</span>
@@ -168,8 +232,34 @@ function ProviderForm({
           placeholder="One per line, e.g. llama3.2"
           onChange={(e) => patch({ models: e.target.value })}
         />
-        <span className="field-help">“Test” lists what the server offers.</span>
+        <span className="field-help">“Test” lists what the server offers, to pick from.</span>
       </label>
+      <div className="probe">
+        <button
+          type="button"
+          className="btn btn-small"
+          disabled={probe === 'testing' || !d.base_url.trim()}
+          onClick={() => void test()}
+        >
+          {probe === 'testing' ? 'Testing…' : 'Test'}
+        </button>
+        {probe && probe !== 'testing' && (
+          <span className={`test-result ${probe.ok ? 'ok' : 'bad'}`} role="status">
+            {probe.message}
+          </span>
+        )}
+      </div>
+      {probe && probe !== 'testing' && probe.ok && (probe.models?.length ?? 0) > 0 && (
+        <fieldset className="model-pick">
+          <legend>Models to offer in Arbor</legend>
+          {probe.models!.map((m) => (
+            <label key={m} className="check">
+              <input type="checkbox" checked={picked.has(m)} onChange={() => toggleModel(m)} />
+              {m}
+            </label>
+          ))}
+        </fieldset>
+      )}
       {error && (
         <p className="form-error" role="alert">
           {error}
@@ -267,7 +357,9 @@ export function ProviderSettings() {
                       className="btn btn-small"
                       onClick={() => void addModels(p, t.models ?? [])}
                     >
-                      Add {t.models.filter((m) => !p.models.includes(m)).length} models
+                      {((n) => `Add ${n} ${n === 1 ? 'model' : 'models'}`)(
+                        t.models.filter((m) => !p.models.includes(m)).length,
+                      )}
                     </button>
                   )}
                 </div>

@@ -248,3 +248,65 @@ describe('provider settings', () => {
     expect(rt.providers.list()[0]!.has_api_key).toBe(false)
   })
 })
+
+describe('provider settings before saving', () => {
+  const models = (ids: string[]) => ({
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ object: 'list', data: ids.map((id) => ({ id, object: 'model' })) }),
+  })
+
+  it('Test before saving lists the models to pick from, and writes nothing', async () => {
+    const { server, rt } = await setup()
+    server.queue.push(models(['qwen3:8b', 'llama3.2']))
+    const r = await rt.providers.probe({ kind: 'openai-compatible', name: 'Ollama', base_url: server.base })
+    expect(r).toEqual({
+      ok: true,
+      message: 'Connected to Ollama: 2 models available.',
+      models: ['qwen3:8b', 'llama3.2'],
+    })
+    expect(server.requests.at(-1)!.path).toBe('/v1/models')
+    expect(rt.providers.list().map((p) => p.name)).toEqual(['Local test'])
+  })
+
+  it('an older Ollama without /v1/models: its own tags are listed', async () => {
+    const { server, rt } = await setup()
+    server.queue.push({ status: 404, headers: { 'content-type': 'text/plain' }, body: '404 page not found' })
+    server.queue.push({
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ models: [{ name: 'deepseek-r1:14b', size: 1 }] }),
+    })
+    const r = await rt.providers.probe({ kind: 'openai-compatible', name: 'Ollama', base_url: server.base })
+    expect(r).toMatchObject({ ok: true, models: ['deepseek-r1:14b'] })
+    expect(server.requests.map((q) => q.path)).toEqual(['/v1/models', '/api/tags'])
+  })
+
+  it('an unreachable server reads the same in Test as in chat: the helpful wording, not "fetch failed"', async () => {
+    const { server, rt, s } = await setup()
+    await server.close()
+    const probe = await rt.providers.probe({
+      kind: 'openai-compatible',
+      name: 'Local test',
+      base_url: server.base,
+    })
+    const saved = await rt.providers.test('local-test')
+    await (
+      await s.prompt({ query: 'hello?' })
+    ).finished
+    const chat = textOf((await allMessages(s)).filter((m) => m.kind === 'error')[0]!)
+    const helpful = `Cannot reach ${server.base} — is Local test running?`
+    expect(probe).toEqual({ ok: false, message: helpful })
+    expect(saved).toEqual({ ok: false, message: helpful })
+    expect(chat).toBe(helpful)
+  })
+
+  it('local servers answering on their usual ports are found, with their models; silent ones are not', async () => {
+    const { server, rt } = await setup()
+    server.queue.push(models(['llama3.2']))
+    const found = await rt.providers.detect([
+      { kind: 'openai-compatible', name: 'Ollama', base_url: server.base, needs_key: false },
+      { kind: 'openai-compatible', name: 'LM Studio', base_url: 'http://127.0.0.1:1/v1', needs_key: false },
+      { kind: 'openai-compatible', name: 'OpenAI', base_url: 'https://api.openai.com/v1', needs_key: true },
+    ])
+    expect(found).toEqual([{ name: 'Ollama', base_url: server.base, models: ['llama3.2'] }])
+  })
+})

@@ -120,6 +120,14 @@ describe('router: one contract, validated at the boundary', () => {
         })
         return { provider_id }
       },
+      'providers.probe': async () => {
+        replay.queue.push({
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ object: 'list', data: [{ id: 'm', object: 'model' }] }),
+        })
+        return { kind: 'openai-compatible', name: 'Unsaved', base_url: replay.base }
+      },
+      'providers.detect': async () => ({}),
       'mcp.list': async () => ({}),
       'mcp.save': async () => ({
         name: 'saved',
