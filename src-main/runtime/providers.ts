@@ -148,7 +148,13 @@ export class ProviderRegistry {
    * written). With no key given for an edited provider, its stored key is used.
    */
   probe(
-    input: { provider_id?: string; kind: ProviderConfig['kind']; name: string; base_url: string; api_key?: string },
+    input: {
+      provider_id?: string
+      kind: ProviderConfig['kind']
+      name: string
+      base_url: string
+      api_key?: string
+    },
     signal?: AbortSignal,
   ): Promise<ProbeResult> {
     const p: ProviderConfig = {
@@ -173,7 +179,13 @@ export class ProviderRegistry {
     const found = await Promise.all(
       local.map(async (preset) => {
         const r = await this.check(
-          { provider_id: 'detect', kind: preset.kind, name: preset.name, base_url: preset.base_url, models: [] },
+          {
+            provider_id: 'detect',
+            kind: preset.kind,
+            name: preset.name,
+            base_url: preset.base_url,
+            models: [],
+          },
           undefined,
           AbortSignal.timeout(1500),
         )
@@ -213,7 +225,9 @@ export class ProviderRegistry {
       } else if (p.kind === 'openai-compatible') {
         // An older Ollama without the OpenAI model list: its own tags.
         res = await fetch(`${new URL(p.base_url).origin}/api/tags`, { signal: signals })
-        if (res.ok) models = ((await res.json()) as { models?: Array<{ name: string }> }).models?.map((m) => m.name) ?? []
+        if (res.ok)
+          models =
+            ((await res.json()) as { models?: Array<{ name: string }> }).models?.map((m) => m.name) ?? []
       }
       if (models === null)
         return { ok: false, message: `${p.name} answered ${res.status} for ${p.base_url}/models.` }

@@ -149,11 +149,18 @@ function classify(err: unknown, ep: Endpoint): ModelError {
   if (err instanceof TypeError && /fetch failed/i.test(message)) {
     const cause = (err.cause ?? {}) as { code?: string }
     const hint = ep.reach_hint ? ` — ${ep.reach_hint}` : ''
-    if (cause.code === 'ECONNREFUSED' || cause.code === 'ENOTFOUND' || cause.code === 'EAI_AGAIN' || !cause.code)
+    if (
+      cause.code === 'ECONNREFUSED' ||
+      cause.code === 'ENOTFOUND' ||
+      cause.code === 'EAI_AGAIN' ||
+      !cause.code
+    )
       return new ModelError(`Cannot reach ${ep.base_url}${hint}`, { retryable: true })
   }
   if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError'))
-    return new ModelError(`${ep.provider_name} at ${ep.base_url} did not answer in time.`, { retryable: true })
+    return new ModelError(`${ep.provider_name} at ${ep.base_url} did not answer in time.`, {
+      retryable: true,
+    })
   if (/terminated|socket|ECONNRESET|premature|aborted/i.test(message))
     return new ModelError(
       `The connection to ${ep.provider_name} was cut mid-reply; the partial reply is kept. Send the prompt again to retry.`,
