@@ -120,3 +120,29 @@ test('a broken server is reported once, with a link to its settings; servers swi
     'MCP servers in this chat set to none',
   )
 })
+
+test('an MCP server asks for a form (elicitation) and for a completion (sampling): both answered in the app', async ({
+  page,
+  host,
+}) => {
+  await host.rpc('mcp.save', { name: 'everything', command: process.execPath, args: [EVERYTHING, 'stdio'] })
+  await host.rpc('settings.set', { default_security: 'auto' })
+  await openApp(page, host)
+  await send(page, '/tool mcp_everything_trigger-elicitation-request {}')
+  const form = page.getByRole('dialog', { name: 'mcp_everything_trigger-elicitation-request asks' })
+  await expect(form).toBeVisible({ timeout: 20_000 })
+  await expect(form).toContainText('Please provide inputs for the following fields')
+  await expect(form.getByRole('button', { name: 'Submit' })).toBeDisabled()
+  await form.getByLabel('String *').fill('Ada Lovelace')
+  await form.getByRole('checkbox', { name: /^Boolean/ }).check()
+  await form.getByRole('button', { name: 'Submit' }).click()
+  await expect(messages(page).last()).toContainText('Name: Ada Lovelace', { timeout: 20_000 })
+
+  await send(page, '/tool mcp_everything_trigger-sampling-request {"prompt": "Say hello", "maxTokens": 64}')
+  const approval = page.getByRole('dialog', { name: /Allow/ })
+  await expect(approval).toBeVisible({ timeout: 20_000 })
+  await expect(approval).toContainText('asks the model to answer this')
+  await expect(approval).toContainText('Say hello')
+  await approval.getByRole('button', { name: 'Approve once' }).click()
+  await expect(messages(page).last()).toContainText('scripted offline model', { timeout: 20_000 })
+})

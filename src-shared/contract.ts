@@ -113,6 +113,8 @@ export interface McpServerInfo {
   enabled_by_default: boolean
   /** The per-call time limit without progress, in ms. */
   call_timeout_ms: number
+  /** Whether it is given the calling chat's workspace as its root. */
+  share_roots: boolean
   status: 'not_started' | 'running' | 'failed'
   error?: string
   /** The end of what the server wrote to stderr (its log), at most MCP_LOG_TAIL characters. */

@@ -107,6 +107,7 @@ export const schemas = {
         .optional(),
       enabled_by_default: z.boolean().optional(),
       call_timeout_ms: z.number().int().min(1000).max(3_600_000).optional(),
+      share_roots: z.boolean().optional(),
     })
     .refine((r) => (r.transport === 'http' ? Boolean(r.url) : r.command.length > 0), {
       message: 'a stdio server needs a command; a remote (http) server needs a url',

@@ -63,7 +63,14 @@ export interface InteractionPart {
   type: 'interaction'
   part_id: string
   interaction_id: string
-  kind: 'approval' | 'question'
+  /**
+   * `elicitation`: an MCP server asks the user for input while its tool runs (`question` is its
+   * message, `fields` the form it wants filled); `approval` without a tool call: an MCP server
+   * asks for a model completion (sampling), shown in `input`.
+   */
+  kind: 'approval' | 'question' | 'elicitation'
+  /** An elicitation's requested fields (a flat JSON Schema object, as MCP defines it). */
+  fields?: { properties: Record<string, ElicitField>; required?: string[] }
   status: InteractionStatus
   tool_call_id?: string
   tool_name?: string
@@ -74,6 +81,23 @@ export interface InteractionPart {
   answer?: string
   reason?: string
   remember?: Remember
+}
+
+/** One field of an elicitation form (MCP's primitive schema types). */
+export interface ElicitField {
+  type: 'string' | 'number' | 'integer' | 'boolean' | 'array'
+  title?: string
+  /** Titled choices: `{ const, title }` each. */
+  oneOf?: Array<{ const: string; title?: string }>
+  /** A multi-select's choices (`enum`, or titled `anyOf`). */
+  items?: { enum?: string[]; anyOf?: Array<{ const: string; title?: string }> }
+  description?: string
+  format?: string
+  enum?: string[]
+  enumNames?: string[]
+  default?: string | number | boolean | string[]
+  minimum?: number
+  maximum?: number
 }
 
 export type MessagePart = TextPart | ReasoningPart | ToolCallPart | InteractionPart

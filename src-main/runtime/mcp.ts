@@ -3,13 +3,21 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
+  ToolListChangedNotificationSchema,
+  type Tool as McpTool,
+} from '@modelcontextprotocol/sdk/types.js'
+import { pathToFileURL } from 'node:url'
 import { ArborError } from '../../src-shared/errors'
 import type { McpServerInfo, McpToolInfo } from '../../src-shared/contract'
 import type { McpBlock } from '../../src-shared/types'
 import type { McpServerConfig, Store } from '../store'
 import { uniqueSlug } from './slug'
 import type { SecretStore } from './secrets'
-import { ToolError, type Tool } from './tools'
+import { ToolError, type Tool, type ToolContext } from './tools'
 
 export type { McpServerConfig } from '../store'
 
@@ -137,6 +145,13 @@ export class McpManager {
   private readonly failures = new Map<string, string>()
   /** Each server's stderr, drained as it comes (an unread pipe fills at ~64 KiB and blocks the server). */
   private readonly logs = new Map<string, string>()
+  /**
+   * The calls running on each server, newest last: a request the server sends meanwhile
+   * (elicitation, sampling, roots) is the newest one's, so it reaches that chat.
+   */
+  private readonly calling = new Map<string, ToolContext[]>()
+  /** The workspace each server was last given as its root. */
+  private readonly roots = new Map<string, string>()
 
   constructor(
     private readonly store: Store,
@@ -165,6 +180,7 @@ export class McpManager {
       env_keys: c.env_keys,
       enabled_by_default: c.enabled_by_default,
       call_timeout_ms: this.callLimit(c),
+      share_roots: c.share_roots !== false,
       status: failed ? 'failed' : this.connections.has(c.server_id) ? 'running' : 'not_started',
       ...(failed ? { error: failed } : {}),
       log: (this.logs.get(c.server_id) ?? '').slice(-MCP_LOG_TAIL),
@@ -187,8 +203,9 @@ export class McpManager {
   async save(
     input: Omit<
       McpServerConfig,
-      'server_id' | 'env_keys' | 'enabled_by_default' | 'call_timeout_ms' | 'header_keys'
+      'server_id' | 'env_keys' | 'enabled_by_default' | 'call_timeout_ms' | 'header_keys' | 'share_roots'
     > & {
+      share_roots?: boolean
       server_id?: string
       env?: Record<string, string>
       /** Sent with every request to a remote server (auth): kept as secrets. */
@@ -214,6 +231,8 @@ export class McpManager {
     }
     const limit = input.call_timeout_ms ?? prev?.call_timeout_ms
     if (limit !== undefined) next.call_timeout_ms = limit
+    const roots = input.share_roots ?? prev?.share_roots
+    if (roots !== undefined) next.share_roots = roots
     if (input.env) this.secrets.set(envSecret(id), JSON.stringify(input.env))
     if (input.headers) this.secrets.set(headerSecret(id), JSON.stringify(input.headers))
     this.write([...configs.filter((c) => c.server_id !== id), next])
@@ -272,7 +291,19 @@ export class McpManager {
     if (existing) return existing
     const attempt = (async () => {
       const transport = this.transport(config)
-      const client = new Client({ name: 'arbor', version: '0.1.0' })
+      // Declared so servers offer what needs them: forms for the user (elicitation), model
+      // completions (sampling, each approved by the user), and the chat's folder as a root.
+      const client = new Client(
+        { name: 'arbor', version: '0.1.0' },
+        {
+          capabilities: {
+            elicitation: { form: {} },
+            sampling: {},
+            ...(config.share_roots !== false ? { roots: { listChanged: true } } : {}),
+          },
+        },
+      )
+      this.serveRequests(config, client)
       // A server that exits forgets its connection, so the next call starts it again.
       client.onclose = () => {
         if (this.connections.get(config.server_id) === attempt) this.connections.delete(config.server_id)
@@ -280,64 +311,19 @@ export class McpManager {
       await client
         .connect(transport, { timeout: this.timeouts.connect_ms })
         .catch((err: unknown) => Promise.reject(config.transport === 'http' ? httpFailure(err, config) : err))
-      const { tools } = await client.listTools(undefined, { timeout: this.timeouts.connect_ms })
-      const infos: McpToolInfo[] = tools.map((t) => ({
-        name: t.name,
-        qualified_name: qualified(config.server_id, t.name),
-        description: t.description ?? t.title ?? t.name,
-        read_only: t.annotations?.readOnlyHint === true,
-        destructive: t.annotations?.destructiveHint !== false && t.annotations?.readOnlyHint !== true,
-      }))
-      const wrapped: Tool[] = tools.map((t, i) => {
-        const info = infos[i]!
-        return {
-          name: info.qualified_name,
-          description: `${info.description} (MCP server "${config.name}")`,
-          input_schema: t.inputSchema as Record<string, unknown>,
-          read_only: info.read_only,
-          kind: 'execute',
-          own_timeout: true,
-          describe: (input) =>
-            `Call the tool "${t.name}" of the MCP server "${config.name}"${info.destructive ? ' (it may change or delete things)' : ''} with ${Object.keys(input).length ? 'the arguments below' : 'no arguments'}.`,
-          execute: async (input, ctx) => {
-            const conn = await this.connect(config).catch((err: unknown) => {
-              throw new ToolError(
-                `The MCP server "${config.name}" could not start: ${(err as Error).message}`,
-              )
-            })
-            let result
-            try {
-              // The limit is for silence: each progress notification starts it again.
-              result = await conn.client.callTool({ name: t.name, arguments: input }, undefined, {
-                signal: ctx.signal,
-                timeout: this.callLimit(config),
-                resetTimeoutOnProgress: true,
-                onprogress: (p) =>
-                  ctx.progress?.({
-                    progress: p.progress,
-                    ...(p.total !== undefined ? { total: p.total } : {}),
-                    ...(p.message ? { message: p.message } : {}),
-                  }),
-              })
-            } catch (err) {
-              const message = err instanceof Error ? err.message : String(err)
-              if (/timed out|timeout/i.test(message)) {
-                // A hung server is restarted on the next call.
-                void this.disconnect(config.server_id)
-                throw new ToolError(
-                  `The MCP server "${config.name}" sent nothing for ${t.name} in ${this.callLimit(config) / 1000} s, so the call was given up (${message}). A server that needs longer can be given a longer limit in Settings → MCP.`,
-                )
-              }
-              if (/closed|exited|EPIPE|not connected/i.test(message)) void this.disconnect(config.server_id)
-              throw new ToolError(`The MCP server "${config.name}" failed on ${t.name}: ${message}`)
-            }
-            if (result.isError) throw new ToolError(`${t.name} reported an error: ${textOf(result.content)}`)
-            return outputOf(result as { content?: unknown; structuredContent?: unknown })
-          },
-        }
+      const conn: Connection = { client, tools: [], infos: [] }
+      this.setTools(
+        config,
+        conn,
+        (await client.listTools(undefined, { timeout: this.timeouts.connect_ms })).tools,
+      )
+      // A server whose tools change tells us: the next step sees the new list.
+      client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+        const { tools: next } = await client.listTools(undefined, { timeout: this.timeouts.connect_ms })
+        this.setTools(config, conn, next)
       })
       this.failures.delete(config.server_id)
-      return { client, tools: wrapped, infos }
+      return conn
     })()
     this.connections.set(config.server_id, attempt)
     attempt.catch((err: unknown) => {
@@ -345,6 +331,122 @@ export class McpManager {
       this.failures.set(config.server_id, err instanceof Error ? err.message : String(err))
     })
     return attempt
+  }
+
+  /** What Arbor answers when a server asks something of it (during one of its calls). */
+  private serveRequests(config: McpServerConfig, client: Client): void {
+    const current = () => this.calling.get(config.server_id)?.at(-1)
+    client.setRequestHandler(ElicitRequestSchema, async (req) => {
+      const ctx = current()
+      const params = req.params as { message: string; mode?: string; requestedSchema?: unknown }
+      // Only forms are supported; with no call running there is nobody to ask.
+      if (!ctx?.elicit || (params.mode && params.mode !== 'form')) return { action: 'cancel' }
+      const answer = await ctx.elicit({
+        server: config.name,
+        message: params.message,
+        fields: (params.requestedSchema ?? { properties: {} }) as Parameters<
+          NonNullable<ToolContext['elicit']>
+        >[0]['fields'],
+      })
+      return answer.action === 'accept' ? { action: 'accept', content: answer.content as never } : answer
+    })
+    client.setRequestHandler(CreateMessageRequestSchema, async (req) => {
+      const ctx = current()
+      if (!ctx?.sample) throw new Error('Arbor answers sampling requests only while one of your tools runs.')
+      const text = (c: unknown) => {
+        const parts = Array.isArray(c) ? c : [c]
+        return parts
+          .map((p: { type?: string; text?: string }) =>
+            p?.type === 'text' ? (p.text ?? '') : `[${p?.type} content]`,
+          )
+          .join('\n')
+      }
+      const reply = await ctx.sample({
+        server: config.name,
+        ...(req.params.systemPrompt ? { system: req.params.systemPrompt } : {}),
+        messages: req.params.messages.map((m) => ({ role: m.role, text: text(m.content) })),
+        max_tokens: req.params.maxTokens,
+      })
+      return {
+        role: 'assistant',
+        content: { type: 'text', text: reply },
+        model: 'arbor',
+        stopReason: 'endTurn',
+      }
+    })
+    if (config.share_roots === false) return
+    client.setRequestHandler(ListRootsRequestSchema, async () => {
+      const dir = current()?.workspace ?? this.roots.get(config.server_id)
+      return { roots: dir ? [{ uri: pathToFileURL(dir).href, name: 'This chat’s workspace' }] : [] }
+    })
+  }
+
+  /** Wraps a server's tools as runtime tools (gated like built-in ones), into its connection. */
+  private setTools(config: McpServerConfig, conn: Connection, tools: McpTool[]): void {
+    const infos: McpToolInfo[] = tools.map((t) => ({
+      name: t.name,
+      qualified_name: qualified(config.server_id, t.name),
+      description: t.description ?? t.title ?? t.name,
+      read_only: t.annotations?.readOnlyHint === true,
+      destructive: t.annotations?.destructiveHint !== false && t.annotations?.readOnlyHint !== true,
+    }))
+    conn.tools = tools.map((t, i) => {
+      const info = infos[i]!
+      return {
+        name: info.qualified_name,
+        description: `${info.description} (MCP server "${config.name}")`,
+        input_schema: t.inputSchema as Record<string, unknown>,
+        read_only: info.read_only,
+        kind: 'execute',
+        own_timeout: true,
+        describe: (input) =>
+          `Call the tool "${t.name}" of the MCP server "${config.name}"${info.destructive ? ' (it may change or delete things)' : ''} with ${Object.keys(input).length ? 'the arguments below' : 'no arguments'}.`,
+        execute: async (input, ctx) => {
+          const conn = await this.connect(config).catch((err: unknown) => {
+            throw new ToolError(`The MCP server "${config.name}" could not start: ${(err as Error).message}`)
+          })
+          let result
+          const running = this.calling.get(config.server_id) ?? []
+          running.push(ctx)
+          this.calling.set(config.server_id, running)
+          // The server's root follows the chat calling it.
+          if (config.share_roots !== false && this.roots.get(config.server_id) !== ctx.workspace) {
+            this.roots.set(config.server_id, ctx.workspace)
+            await conn.client.sendRootsListChanged().catch(() => undefined)
+          }
+          try {
+            // The limit is for silence: each progress notification starts it again.
+            result = await conn.client.callTool({ name: t.name, arguments: input }, undefined, {
+              signal: ctx.signal,
+              timeout: this.callLimit(config),
+              resetTimeoutOnProgress: true,
+              onprogress: (p) =>
+                ctx.progress?.({
+                  progress: p.progress,
+                  ...(p.total !== undefined ? { total: p.total } : {}),
+                  ...(p.message ? { message: p.message } : {}),
+                }),
+            })
+          } catch (err) {
+            const message = err instanceof Error ? err.message : String(err)
+            if (/timed out|timeout/i.test(message)) {
+              // A hung server is restarted on the next call.
+              void this.disconnect(config.server_id)
+              throw new ToolError(
+                `The MCP server "${config.name}" sent nothing for ${t.name} in ${this.callLimit(config) / 1000} s, so the call was given up (${message}). A server that needs longer can be given a longer limit in Settings → MCP.`,
+              )
+            }
+            if (/closed|exited|EPIPE|not connected/i.test(message)) void this.disconnect(config.server_id)
+            throw new ToolError(`The MCP server "${config.name}" failed on ${t.name}: ${message}`)
+          } finally {
+            running.splice(running.indexOf(ctx), 1)
+          }
+          if (result.isError) throw new ToolError(`${t.name} reported an error: ${textOf(result.content)}`)
+          return outputOf(result as { content?: unknown; structuredContent?: unknown })
+        },
+      }
+    })
+    conn.infos = infos
   }
 
   async toolInfos(server_id: string): Promise<McpToolInfo[]> {

@@ -29,6 +29,11 @@ export interface McpServerConfig {
    * before it is given up, in ms; the runtime's default when absent.
    */
   call_timeout_ms?: number
+  /**
+   * Whether the server is given the calling chat's workspace as its root (MCP roots; absent:
+   * yes). A server like server-filesystem then works in that folder instead of its own list.
+   */
+  share_roots?: boolean
 }
 
 /** Every settings key and the type of its value. Add a key here, and its check below. */

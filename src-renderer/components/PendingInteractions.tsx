@@ -2,6 +2,7 @@ import { useEffect, useMemo } from 'react'
 import { pendingInteractions } from '../state/transcript'
 import { useApp } from '../state/hooks'
 import { ApprovalCard } from './ApprovalCard'
+import { ElicitationCard } from './ElicitationCard'
 import { QuestionCard } from './QuestionCard'
 
 /**
@@ -27,6 +28,8 @@ export function PendingInteractions() {
     <div className="pending">
       {part.kind === 'question' ? (
         <QuestionCard key={part.interaction_id} part={part} />
+      ) : part.kind === 'elicitation' ? (
+        <ElicitationCard key={part.interaction_id} part={part} />
       ) : (
         <ApprovalCard key={part.interaction_id} part={part} position={1} count={pending.length} />
       )}
@@ -36,7 +39,7 @@ export function PendingInteractions() {
             <li key={p.interaction_id} className="pending-next">
               <span className="pending-pos">{i + 2}</span>
               <span className="pending-what">
-                {p.kind === 'question' ? (
+                {p.kind === 'question' || p.kind === 'elicitation' ? (
                   'Question'
                 ) : (
                   <>
@@ -44,7 +47,7 @@ export function PendingInteractions() {
                   </>
                 )}
               </span>
-              <span className="pending-desc">{p.kind === 'question' ? p.question : p.description}</span>
+              <span className="pending-desc">{p.kind === 'approval' ? p.description : p.question}</span>
             </li>
           ))}
         </ol>

@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process'
 import { createServer, request as httpRequest } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { McpBlock, SessionMessage, ToolCallPart } from '../../src-shared/types'
 import { MCP_LOG_TAIL } from '../../src-main/runtime/mcp'
@@ -15,6 +16,7 @@ import { anthropic, closeReplayServers, openai, providerSession } from './fixtur
 
 const EVERYTHING = require.resolve('@modelcontextprotocol/server-everything/dist/index.js')
 const NOISY = join(__dirname, 'fixtures', 'noisy-mcp-server.mjs')
+const CHANGING = join(__dirname, 'fixtures', 'changing-mcp-server.mjs')
 
 afterEach(closeReplayServers)
 
@@ -254,3 +256,127 @@ describe('a remote server over Streamable HTTP', () => {
     }
   }, 90_000)
 })
+
+describe('what a server may ask of Arbor (client capabilities)', () => {
+  /** Starts a call and waits until it asks something of the user; returns its interaction. */
+  async function asking(s: Awaited<ReturnType<typeof everything>>['s'], tool: string, input: object) {
+    const rec = record(s)
+    const turn = await s.prompt({ query: `/tool mcp_everything_${tool} ${JSON.stringify(input)}` })
+    await rec.until((seen) =>
+      seen.some((m) => m.variant === 'part' && m.part.type === 'interaction' && m.part.status === 'pending'),
+    )
+    const [pending] = await s.interactions()
+    return { turn, pending: pending! }
+  }
+
+  it('elicitation: the form the server sends is shown as a question with its fields; the answer goes back', async () => {
+    const { s } = await everything()
+    const { turn, pending } = await asking(s, 'trigger-elicitation-request', {})
+    expect(pending.part).toMatchObject({
+      kind: 'elicitation',
+      tool_name: 'mcp_everything_trigger-elicitation-request',
+    })
+    expect(pending.part.question).toMatch(/Please provide inputs/)
+    expect(pending.part.fields!.required).toEqual(['name'])
+    expect(pending.part.fields!.properties.check).toMatchObject({ type: 'boolean' })
+    // A form without its required field is refused, and nothing changes.
+    await expect(s.respond({ interaction_id: pending.interaction_id, answer: '{}' })).rejects.toThrow(
+      /needs these fields too: name/,
+    )
+    await s.respond({
+      interaction_id: pending.interaction_id,
+      answer: JSON.stringify({ name: 'Ada Lovelace', check: true }),
+    })
+    expect(await turn.finished).toEqual({ success: true })
+    const call = calls(await allMessages(s)).at(-1)!
+    expect(call.status).toBe('done')
+    expect(JSON.stringify(call.output)).toContain('Name: Ada Lovelace')
+    expect(JSON.stringify(call.output)).toContain('Agreed to terms: true')
+  }, 60_000)
+
+  it('elicitation declined or cancelled: the server hears which', async () => {
+    const { s } = await everything()
+    const first = await asking(s, 'trigger-elicitation-request', {})
+    await s.respond({ interaction_id: first.pending.interaction_id, decision: 'deny' })
+    await first.turn.finished
+    expect(JSON.stringify(calls(await allMessages(s)).at(-1)!.output)).toContain('declined')
+    const second = await asking(s, 'trigger-elicitation-request', {})
+    await s.respond({ interaction_id: second.pending.interaction_id, decision: 'deny', reason: 'cancel' })
+    await second.turn.finished
+    expect(JSON.stringify(calls(await allMessages(s)).at(-1)!.output)).toMatch(/cancel/i)
+  }, 60_000)
+
+  it('sampling: an approval shows the request; once approved the session’s model answers it', async () => {
+    const { s } = await everything()
+    const { turn, pending } = await asking(s, 'trigger-sampling-request', {
+      prompt: 'Say hello',
+      maxTokens: 64,
+    })
+    expect(pending.part).toMatchObject({
+      kind: 'approval',
+      description: expect.stringMatching(/asks the model to answer this/),
+    })
+    expect(JSON.stringify(pending.part.input)).toContain('Say hello')
+    await s.respond({ interaction_id: pending.interaction_id, decision: 'approve' })
+    expect(await turn.finished).toEqual({ success: true })
+    const msgs = await allMessages(s)
+    const call = calls(msgs).at(-1)!
+    // The scripted model's answer to the server's message went back to the server.
+    expect(JSON.stringify(call.output)).toContain('scripted offline model')
+    const shown = msgs
+      .flatMap((m) => m.parts)
+      .find((p) => p.type === 'interaction' && p.interaction_id === pending.interaction_id)
+    expect(shown).toMatchObject({
+      status: 'approved',
+      answer: expect.stringContaining('scripted offline model'),
+    })
+  }, 60_000)
+
+  it('sampling denied: the call fails back to the model, no completion is made', async () => {
+    const { s } = await everything()
+    const { turn, pending } = await asking(s, 'trigger-sampling-request', {
+      prompt: 'Say hello',
+      maxTokens: 64,
+    })
+    await s.respond({ interaction_id: pending.interaction_id, decision: 'deny' })
+    await turn.finished
+    expect(calls(await allMessages(s)).at(-1)).toMatchObject({
+      status: 'error',
+      error: expect.stringMatching(/declined/),
+    })
+  }, 60_000)
+
+  it('roots: the server is given the calling chat’s workspace', async () => {
+    const { rt, s } = await everything()
+    const { call } = await run(s, 'get-roots-list', {})
+    const workspace = rt.dataDir + '/workspaces/' + s.session_id
+    expect(JSON.stringify(call.output)).toContain(pathToFileURL(workspace).href)
+  }, 60_000)
+
+  it('tools/list_changed: a tool the server adds later is offered from the next step on', async () => {
+    const rt = sqliteRuntime({ mcp_timeouts: { connect_ms: 30_000, call_ms: 30_000 } })
+    await rt.mcp.save({ name: 'changing', command: process.execPath, args: [CHANGING] })
+    const s = await rt.sessions.create()
+    await s.set({ security: 'auto' })
+    expect((await rt.mcp.toolInfos('changing')).map((t) => t.name)).toEqual(['unlock'])
+    await (
+      await s.prompt({ query: '/tool mcp_changing_unlock {}' })
+    ).finished
+    await eventually(async () => (await rt.mcp.toolInfos('changing')).some((t) => t.name === 'late'))
+    await (
+      await s.prompt({ query: '/tool mcp_changing_late {}' })
+    ).finished
+    expect(calls(await allMessages(s)).at(-1)).toMatchObject({
+      status: 'done',
+      output: { content: 'late tool ran' },
+    })
+  }, 60_000)
+})
+
+async function eventually(test: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    if (await test()) return
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  throw new Error('condition not reached in 5 s')
+}

@@ -23,7 +23,12 @@ const calls = (msgs: SessionMessage[]) =>
 describe('MCP servers over stdio', () => {
   it('lists the tools of a real server with their annotations', async () => {
     const { rt, shared } = setup()
-    const server = await rt.mcp.save({ name: 'fs', command: process.execPath, args: [FS_SERVER, shared] })
+    const server = await rt.mcp.save({
+      name: 'fs',
+      command: process.execPath,
+      args: [FS_SERVER, shared],
+      share_roots: false,
+    })
     expect(server).toMatchObject({ server_id: 'fs', status: 'not_started', enabled_by_default: true })
     const tools = await rt.mcp.toolInfos('fs')
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]))
@@ -34,7 +39,12 @@ describe('MCP servers over stdio', () => {
 
   it('gates MCP calls like built-in ones: read-only runs in auto_read, a write asks first', async () => {
     const { rt, shared } = setup()
-    await rt.mcp.save({ name: 'fs', command: process.execPath, args: [FS_SERVER, shared] })
+    await rt.mcp.save({
+      name: 'fs',
+      command: process.execPath,
+      args: [FS_SERVER, shared],
+      share_roots: false,
+    })
     const s = await rt.sessions.create()
     expect((await s.get_info()).plugins).toEqual(['fs'])
     await s.set({ security: 'auto_read' })
@@ -68,7 +78,12 @@ describe('MCP servers over stdio', () => {
 
   it('a tool that fails, or invalid arguments from the model, become error results the model sees', async () => {
     const { rt, shared } = setup()
-    await rt.mcp.save({ name: 'fs', command: process.execPath, args: [FS_SERVER, shared] })
+    await rt.mcp.save({
+      name: 'fs',
+      command: process.execPath,
+      args: [FS_SERVER, shared],
+      share_roots: false,
+    })
     const s = await rt.sessions.create()
     await s.set({ security: 'auto' })
     await (
@@ -111,7 +126,12 @@ describe('MCP servers over stdio', () => {
   it('servers are switched per chat: one added later reaches an older chat once turned on there', async () => {
     const { rt, shared } = setup()
     const older = await rt.sessions.create()
-    await rt.mcp.save({ name: 'fs', command: process.execPath, args: [FS_SERVER, shared] })
+    await rt.mcp.save({
+      name: 'fs',
+      command: process.execPath,
+      args: [FS_SERVER, shared],
+      share_roots: false,
+    })
     expect((await older.get_info()).plugins).toEqual([])
     await older.set({ plugins: ['fs'], security: 'auto' })
     const query = `/tool mcp_fs_read_text_file {"path":${JSON.stringify(join(shared, 'hello.txt'))}}`

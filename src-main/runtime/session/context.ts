@@ -80,6 +80,12 @@ export class SessionContext {
   active: ActiveTurn | null = null
   removed = false
   readonly listeners = new Set<(m: SessionMutation) => void>()
+  /**
+   * Interactions a running tool call waits on (an MCP server's elicitation or sampling
+   * request), by id: `respond` hands the settled part over. In memory: after a restart the
+   * call itself is gone, and so is what it waited for.
+   */
+  readonly live = new Map<string, (part: InteractionPart) => void>()
 
   constructor(
     readonly deps: SessionDeps,

@@ -182,6 +182,9 @@ export class SessionCore {
 
   respond(req: AnswerRequest): { interaction_id: string; status: string } {
     const { interaction_id, status, turn_id } = answer(this.ctx, this.log, req)
+    // A running tool call waits on this one (an MCP server's form or sampling request).
+    const waiter = this.ctx.live.get(interaction_id)
+    if (waiter) waiter(this.ctx.store.getInteraction(interaction_id)!.part)
     // Resume the waiting turn at once when nothing else is pending. The answer is committed:
     // the caller hears success even if resuming fails now (the next start resumes it).
     const a = this.ctx.active

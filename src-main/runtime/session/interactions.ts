@@ -141,9 +141,11 @@ export function answer(
       'invalid_request',
       'This is a question: answer with `answer` (or decision "deny" to decline).',
     )
+  if (part.kind === 'elicitation' && req.decision !== 'deny') checkForm(part, req.answer)
   const msg = log.live(rec.message_id)
   if (!msg) throw new ArborError('not_found', `The message of interaction ${req.interaction_id} is gone.`)
 
+  if (part.kind === 'elicitation') return answerForm(ctx, log, msg, rec, req)
   const approved = part.kind === 'approval' ? req.decision === 'approve' : req.decision !== 'deny'
   const what = part.kind === 'question' ? 'question' : 'tool call'
   const extra = {
@@ -172,6 +174,103 @@ export function answer(
   })
   for (const p of changed) log.publishPart(msg, p)
   return { interaction_id: rec.interaction_id, status: next.status, turn_id: rec.turn_id }
+}
+
+/**
+ * An MCP server's form, answered: accepted with its content (`answer`, a JSON object),
+ * declined (decision "deny"), or cancelled (decision "deny", reason "cancel"). The tool call it
+ * belongs to keeps running; only the interaction settles.
+ */
+function answerForm(
+  ctx: SessionContext,
+  log: MessageLog,
+  msg: SessionMessage,
+  rec: InteractionRow,
+  req: AnswerRequest,
+): { interaction_id: string; status: string; turn_id: string } {
+  const status: InteractionPart['status'] =
+    req.decision !== 'deny' ? 'answered' : req.reason === 'cancel' ? 'cancelled' : 'denied'
+  const updated: InteractionPart = {
+    ...rec.part,
+    status,
+    ...(status === 'answered' ? { answer: req.answer } : {}),
+  }
+  msg.parts = msg.parts.map((p) =>
+    p.type === 'interaction' && p.interaction_id === rec.interaction_id ? updated : p,
+  )
+  ctx.store.transaction(() => {
+    log.update(msg)
+    ctx.store.saveInteraction({ ...rec, status, part: updated, updated_at: now() })
+  })
+  log.publishPart(msg, updated)
+  return { interaction_id: rec.interaction_id, status, turn_id: rec.turn_id }
+}
+
+/** An accepted form's answer must be a JSON object with every required field. */
+function checkForm(part: InteractionPart, answer: string | undefined): void {
+  let content: unknown
+  try {
+    content = JSON.parse(answer ?? '')
+  } catch {
+    content = null
+  }
+  if (!content || typeof content !== 'object' || Array.isArray(content))
+    throw new ArborError(
+      'invalid_request',
+      'This is a form from an MCP server: answer with `answer` holding a JSON object of its fields, or decision "deny" to decline (reason "cancel" to cancel).',
+    )
+  const missing = (part.fields?.required ?? []).filter(
+    (k) => (content as Record<string, unknown>)[k] === undefined,
+  )
+  if (missing.length)
+    throw new ArborError('invalid_request', `The form needs these fields too: ${missing.join(', ')}.`)
+}
+
+/**
+ * Opens an interaction while a tool call runs (an MCP server's elicitation or sampling
+ * request): its part added to the call's message and its row pending, in one transaction, then
+ * published. Resolves with the settled part once `respond` answers it; rejects when the turn
+ * is stopped.
+ */
+export function openLive(
+  ctx: SessionContext,
+  log: MessageLog,
+  msg: SessionMessage,
+  turn_id: string,
+  part: InteractionPart,
+  signal: AbortSignal,
+): Promise<InteractionPart> {
+  const t = now()
+  msg.parts.push(part)
+  ctx.store.transaction(() => {
+    log.update(msg)
+    ctx.store.saveInteraction({
+      interaction_id: part.interaction_id,
+      session_id: ctx.id,
+      turn_id,
+      message_id: msg.message_id,
+      status: 'pending',
+      part,
+      created_at: t,
+      updated_at: t,
+    })
+  })
+  log.publishPart(msg, part)
+  return new Promise<InteractionPart>((resolve, reject) => {
+    const done = () => {
+      ctx.live.delete(part.interaction_id)
+      signal.removeEventListener('abort', aborted)
+    }
+    const aborted = () => {
+      done()
+      reject(new Error('The turn was stopped before the request was answered.'))
+    }
+    ctx.live.set(part.interaction_id, (settled) => {
+      done()
+      resolve(settled)
+    })
+    signal.addEventListener('abort', aborted, { once: true })
+  })
 }
 
 function remember(ctx: SessionContext, row: SessionRow, tool: string, how: Remember | undefined): void {

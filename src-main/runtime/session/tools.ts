@@ -1,12 +1,21 @@
 import { mkdirSync } from 'node:fs'
 import { toErrorShape } from '../../../src-shared/errors'
-import type { SessionMessage, ToolCallPart } from '../../../src-shared/types'
+import type { InteractionPart, SessionMessage, ToolCallPart } from '../../../src-shared/types'
 import type { SessionRow } from '../../store'
 import { decide } from '../gate'
 import type { StepWriter } from '../step-writer'
-import { ToolError, type Tool, type ToolProgress } from '../tools'
+import { newId } from '../../../src-shared/ids'
+import type { ModelMessage } from '../models/types'
+import {
+  ToolError,
+  type ElicitAnswer,
+  type ElicitRequest,
+  type SampleRequest,
+  type Tool,
+  type ToolProgress,
+} from '../tools'
 import { abortError, type ActiveTurn, type SessionContext } from './context'
-import { autoApproved, interactionFor } from './interactions'
+import { autoApproved, interactionFor, openLive } from './interactions'
 import type { MessageLog } from './log'
 
 const TOOL_TIMEOUT_MS = 60_000
@@ -94,6 +103,88 @@ export class ToolBox {
     }
   }
 
+  /**
+   * An MCP server asks the user to fill a form while its call runs: shown like a question,
+   * answered with the form's content, declined, or cancelled.
+   */
+  private async elicit(
+    a: ActiveTurn,
+    msg: SessionMessage,
+    call: ToolCallPart,
+    req: ElicitRequest,
+  ): Promise<ElicitAnswer> {
+    const part: InteractionPart = {
+      type: 'interaction',
+      part_id: newId('prt'),
+      interaction_id: newId('int'),
+      kind: 'elicitation',
+      status: 'pending',
+      tool_call_id: call.tool_call_id,
+      tool_name: call.name,
+      question: req.message,
+      description: `The MCP server "${req.server}" asks for this while ${call.name} runs.`,
+      fields: req.fields,
+    }
+    const settled = await openLive(this.ctx, this.log, msg, a.turn.turn_id, part, a.abort.signal)
+    if (settled.status === 'answered')
+      return { action: 'accept', content: JSON.parse(settled.answer ?? '{}') as Record<string, unknown> }
+    return { action: settled.status === 'cancelled' ? 'cancel' : 'decline' }
+  }
+
+  /**
+   * An MCP server asks for a model completion (sampling): the user approves the request as it
+   * stands (an approval card showing it), then the session's model answers it, without tools;
+   * the answer goes back to the server and stays on the card.
+   */
+  private async sample(
+    a: ActiveTurn,
+    msg: SessionMessage,
+    call: ToolCallPart,
+    req: SampleRequest,
+  ): Promise<string> {
+    const part: InteractionPart = {
+      type: 'interaction',
+      part_id: newId('prt'),
+      interaction_id: newId('int'),
+      kind: 'approval',
+      status: 'pending',
+      tool_name: `${call.name} → the model`,
+      description: `The MCP server "${req.server}" asks the model to answer this (for ${call.name}). Allow it once?`,
+      input: {
+        ...(req.system ? { system: req.system } : {}),
+        messages: req.messages,
+        ...(req.max_tokens ? { max_tokens: req.max_tokens } : {}),
+      },
+    }
+    const settled = await openLive(this.ctx, this.log, msg, a.turn.turn_id, part, a.abort.signal)
+    if (settled.status !== 'approved') throw new ToolError('The user declined the sampling request.')
+    const model = this.ctx.model(this.ctx.row())
+    let text = ''
+    for await (const ev of model.step({
+      system: req.system ?? '',
+      messages: req.messages.map((m): ModelMessage =>
+        m.role === 'user'
+          ? { role: 'user', content: m.text }
+          : { role: 'assistant', content: [{ type: 'text', text: m.text }] },
+      ),
+      tools: [],
+      signal: a.abort.signal,
+    }))
+      if (ev.type === 'text-delta') text += ev.text
+    // The answer stays on the card, so the user sees what the server was given.
+    const shown: InteractionPart = { ...settled, answer: text }
+    msg.parts = msg.parts.map((p) =>
+      p.type === 'interaction' && p.interaction_id === shown.interaction_id ? shown : p,
+    )
+    const row = this.ctx.store.getInteraction(shown.interaction_id)
+    this.ctx.store.transaction(() => {
+      this.log.update(msg)
+      if (row) this.ctx.store.saveInteraction({ ...row, part: shown })
+    })
+    this.log.publishPart(msg, shown)
+    return text
+  }
+
   /** Runs the approved calls of a step in order. Returns true while approvals are pending. */
   async resolve(a: ActiveTurn, msg: SessionMessage): Promise<boolean> {
     const calls = msg.parts.filter((p): p is ToolCallPart => p.type === 'tool_call')
@@ -119,6 +210,8 @@ export class ToolBox {
           workspace: workspace(this.ctx, row),
           signal: a.abort.signal,
           progress: this.progressOf(msg, call),
+          elicit: (req) => this.elicit(a, msg, call, req),
+          sample: (req) => this.sample(a, msg, call, req),
         })
         const output = tool.own_timeout
           ? await running

@@ -1,3 +1,4 @@
+import type { ElicitField } from '../../../src-shared/types'
 import { randomBytes } from 'node:crypto'
 import { constants } from 'node:fs'
 import {
@@ -20,6 +21,26 @@ export interface ToolContext {
   signal: AbortSignal
   /** Progress of a long call, shown on its tool card (the MCP server's notifications). */
   progress?(p: ToolProgress): void
+  /** Asks the user to fill a form while the call runs (MCP elicitation). */
+  elicit?(req: ElicitRequest): Promise<ElicitAnswer>
+  /** Asks the user to let the session's model answer a server's request (MCP sampling). */
+  sample?(req: SampleRequest): Promise<string>
+}
+
+export interface ElicitRequest {
+  server: string
+  message: string
+  fields: { properties: Record<string, ElicitField>; required?: string[] }
+}
+
+export type ElicitAnswer =
+  { action: 'accept'; content: Record<string, unknown> } | { action: 'decline' | 'cancel' }
+
+export interface SampleRequest {
+  server: string
+  system?: string
+  messages: Array<{ role: 'user' | 'assistant'; text: string }>
+  max_tokens?: number
 }
 
 export interface ToolProgress {
