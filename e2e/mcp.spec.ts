@@ -146,3 +146,39 @@ test('an MCP server asks for a form (elicitation) and for a completion (sampling
   await approval.getByRole('button', { name: 'Approve once' }).click()
   await expect(messages(page).last()).toContainText('scripted offline model', { timeout: 20_000 })
 })
+
+test("a chat's MCP prompts from the composer's slash menu, and a resource attached to a prompt", async ({
+  page,
+  host,
+}) => {
+  await host.rpc('mcp.save', { name: 'everything', command: process.execPath, args: [EVERYTHING, 'stdio'] })
+  await openApp(page, host)
+  await send(page, 'hello')
+  await expect(page.getByRole('article', { name: 'Assistant' }).last()).toContainText('hello', {
+    timeout: 15_000,
+  })
+
+  // The slash menu: type, pick with the keyboard, fill the argument, edit and send.
+  await composer(page).fill('/args')
+  const list = page.getByRole('listbox', { name: "Prompts of this chat's MCP servers" })
+  await expect(list.getByRole('option')).toHaveCount(1, { timeout: 15_000 })
+  await expect(list.getByRole('option').first()).toContainText('/everything:args-prompt')
+  await composer(page).press('Enter')
+  const args = page.getByRole('group', { name: 'Arguments of args-prompt' })
+  await args.getByRole('textbox').first().fill('Lyon')
+  await args.getByRole('button', { name: 'Use prompt' }).click()
+  await expect(composer(page)).toHaveValue("What's weather in Lyon?")
+  await composer(page).press('Enter')
+  await expect(page.getByRole('article', { name: 'You' }).last()).toContainText("What's weather in Lyon?")
+
+  // Attach: browse the resources, pick one; its text goes into the prompt, named by its uri.
+  await page.getByRole('button', { name: 'Attach' }).click()
+  const picker = page.getByRole('dialog', { name: "Resources of this chat's MCP servers" })
+  await picker
+    .getByRole('button', { name: /features\.md/ })
+    .first()
+    .click()
+  await expect(composer(page)).toHaveValue(
+    /^Resource demo:\/\/resource\/static\/document\/features\.md:\n```\n# Everything Server - Features/,
+  )
+})

@@ -121,6 +121,23 @@ export interface McpServerInfo {
   log: string
 }
 
+export interface McpResourceInfo {
+  server_id: string
+  uri: string
+  name: string
+  description?: string
+  mime_type?: string
+}
+
+export interface McpPromptInfo {
+  server_id: string
+  /** The server's name, as Settings shows it. */
+  server: string
+  name: string
+  description?: string
+  arguments: Array<{ name: string; description?: string; required: boolean }>
+}
+
 export interface McpToolInfo {
   name: string
   qualified_name: string
@@ -162,6 +179,10 @@ export interface Responses {
   'mcp.save': McpServerInfo
   'mcp.remove': { removed: true }
   'mcp.tools': McpToolInfo[]
+  'mcp.resources': McpResourceInfo[]
+  'mcp.read_resource': { uri: string; text: string; mime_type?: string }
+  'mcp.prompts': McpPromptInfo[]
+  'mcp.get_prompt': { text: string }
   'session.messages': MessagesPage
   'session.get_info': SessionInfo
   /** false when an unsubscribe or a disconnect overtook it. */

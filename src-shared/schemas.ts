@@ -114,6 +114,17 @@ export const schemas = {
     }),
   'mcp.remove': z.strictObject({ server_id: z.string().min(1).max(40) }),
   'mcp.tools': z.strictObject({ server_id: z.string().min(1).max(40) }),
+  'mcp.resources': z.strictObject({ server_id: z.string().min(1).max(40) }),
+  'mcp.read_resource': z.strictObject({
+    server_id: z.string().min(1).max(40),
+    uri: z.string().min(1).max(4000),
+  }),
+  'mcp.prompts': z.strictObject({ server_ids: z.array(z.string().min(1).max(40)).max(100) }),
+  'mcp.get_prompt': z.strictObject({
+    server_id: z.string().min(1).max(40),
+    name: z.string().min(1).max(200),
+    arguments: z.record(z.string().max(200), z.string().max(10_000)).default({}),
+  }),
   'session.messages': z.strictObject({
     session_id: id,
     cursor: z.string().max(100).nullable().optional(),

@@ -121,6 +121,10 @@ export function createRouter(runtime: Runtime, appInfo: () => AppInfo, host: Hos
       return settingsChanged({ removed: true as const })
     },
     'mcp.tools': (r) => runtime.mcp.toolInfos(r.server_id),
+    'mcp.resources': (r) => runtime.mcp.resources(r.server_id),
+    'mcp.read_resource': (r) => runtime.mcp.readResource(r.server_id, r.uri),
+    'mcp.prompts': (r) => runtime.mcp.prompts(r.server_ids),
+    'mcp.get_prompt': (r) => runtime.mcp.getPrompt(r.server_id, r.name, r.arguments),
     'session.messages': ({ session_id, ...o }) => on(session_id, (x) => x.messages(o)),
     'session.get_info': (r) => on(r.session_id, (x) => x.get_info()),
     'session.subscribe': async (r, peer) => {

@@ -12,7 +12,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js'
 import { pathToFileURL } from 'node:url'
 import { ArborError } from '../../src-shared/errors'
-import type { McpServerInfo, McpToolInfo } from '../../src-shared/contract'
+import type { McpPromptInfo, McpResourceInfo, McpServerInfo, McpToolInfo } from '../../src-shared/contract'
 import type { McpBlock } from '../../src-shared/types'
 import type { McpServerConfig, Store } from '../store'
 import { uniqueSlug } from './slug'
@@ -447,6 +447,106 @@ export class McpManager {
       }
     })
     conn.infos = infos
+  }
+
+  private async connected(server_id: string): Promise<{ config: McpServerConfig; conn: Connection }> {
+    const config = this.configs().find((c) => c.server_id === server_id)
+    if (!config) throw new ArborError('not_found', `No MCP server "${server_id}".`)
+    try {
+      return { config, conn: await this.connect(config) }
+    } catch (err) {
+      throw new ArborError(
+        'tool_error',
+        `The MCP server "${config.name}" could not start: ${(err as Error).message}`,
+      )
+    }
+  }
+
+  /** The resources a server offers, to browse and attach to a prompt (none if it offers none). */
+  async resources(server_id: string): Promise<McpResourceInfo[]> {
+    const { conn } = await this.connected(server_id)
+    if (!conn.client.getServerCapabilities()?.resources) return []
+    const { resources } = await conn.client.listResources(undefined, { timeout: this.timeouts.connect_ms })
+    return resources.map((r) => ({
+      server_id,
+      uri: r.uri,
+      name: r.title ?? r.name,
+      ...(r.description ? { description: r.description } : {}),
+      ...(r.mimeType ? { mime_type: r.mimeType } : {}),
+    }))
+  }
+
+  /** One resource's text (binary contents are named, not inlined), for a prompt. */
+  async readResource(
+    server_id: string,
+    uri: string,
+  ): Promise<{ uri: string; text: string; mime_type?: string }> {
+    const { config, conn } = await this.connected(server_id)
+    const { contents } = await conn.client
+      .readResource({ uri }, { timeout: this.callLimit(config) })
+      .catch((err: unknown) => {
+        throw new ArborError(
+          'tool_error',
+          `The MCP server "${config.name}" could not read ${uri}: ${(err as Error).message}`,
+        )
+      })
+    const text = contents
+      .map((c) =>
+        'text' in c && typeof c.text === 'string'
+          ? c.text
+          : `[binary ${c.mimeType ?? 'content'}, ${Math.floor(((('blob' in c && typeof c.blob === 'string' ? c.blob : '') as string).length * 3) / 4)} bytes]`,
+      )
+      .join('\n')
+    return { uri, text, ...(contents[0]?.mimeType ? { mime_type: contents[0].mimeType } : {}) }
+  }
+
+  /** The prompts of the given servers (a chat's), for the composer's slash menu. */
+  async prompts(server_ids: string[]): Promise<McpPromptInfo[]> {
+    const out: McpPromptInfo[] = []
+    for (const id of server_ids) {
+      const config = this.configs().find((c) => c.server_id === id)
+      if (!config) continue
+      try {
+        const conn = await this.connect(config)
+        if (!conn.client.getServerCapabilities()?.prompts) continue
+        const { prompts } = await conn.client.listPrompts(undefined, { timeout: this.timeouts.connect_ms })
+        for (const p of prompts)
+          out.push({
+            server_id: id,
+            server: config.name,
+            name: p.name,
+            ...(p.title || p.description ? { description: p.title ?? p.description } : {}),
+            arguments: (p.arguments ?? []).map((a) => ({
+              name: a.name,
+              ...(a.description ? { description: a.description } : {}),
+              required: a.required === true,
+            })),
+          })
+      } catch {
+        // A server that cannot start offers no prompts; its failure shows in Settings → MCP.
+      }
+    }
+    return out
+  }
+
+  /** A prompt filled in: its messages as the text of one prompt (the user can edit it first). */
+  async getPrompt(server_id: string, name: string, args: Record<string, string>): Promise<{ text: string }> {
+    const { config, conn } = await this.connected(server_id)
+    const result = await conn.client
+      .getPrompt({ name, arguments: args }, { timeout: this.callLimit(config) })
+      .catch((err: unknown) => {
+        throw new ArborError(
+          'invalid_request',
+          `The MCP server "${config.name}" refused the prompt ${name}: ${(err as Error).message}`,
+        )
+      })
+    const text = result.messages
+      .map((m) => {
+        const c = m.content as Record<string, unknown>
+        return c.type === 'text' ? String(c.text) : blockText(blockOf(c))
+      })
+      .join('\n\n')
+    return { text }
   }
 
   async toolInfos(server_id: string): Promise<McpToolInfo[]> {

@@ -1,6 +1,9 @@
-import { useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react'
+import { useEffect, useId, useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react'
 import { useActions, useApp, useAppStore } from '../state/hooks'
 import { pendingInteractions } from '../state/transcript'
+import { PromptMenu, ResourcePicker, usePromptMenu } from './McpComposer'
+
+const NO_PLUGINS: string[] = []
 
 /** Taller than this many pixels, the textarea scrolls instead of growing. */
 const MAX_HEIGHT = 240
@@ -21,6 +24,12 @@ export function Composer() {
   const [text, setText] = useState('')
   const ref = useRef<HTMLTextAreaElement>(null)
   const running = state === 'running' || state === 'waiting'
+  const plugins = useApp((s) => s.transcript?.info?.plugins ?? NO_PLUGINS)
+  const menu = usePromptMenu(text, plugins, (t) => {
+    setText(t)
+    ref.current?.focus()
+  })
+  const menuId = useId()
 
   // Grow with the content, up to a limit.
   useLayoutEffect(() => {
@@ -55,6 +64,7 @@ export function Composer() {
   }
 
   const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (menu.onKey(e)) return
     if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
       e.preventDefault()
       submit()
@@ -72,11 +82,19 @@ export function Composer() {
         submit()
       }}
     >
+      <PromptMenu menu={menu} listId={menuId} />
       <textarea
         ref={ref}
         id={COMPOSER_ID}
         className="composer-input"
         aria-label="Message"
+        {...(menu.open
+          ? {
+              'aria-autocomplete': 'list' as const,
+              'aria-controls': menuId,
+              'aria-activedescendant': `${menuId}-${menu.active}`,
+            }
+          : {})}
         placeholder={running ? 'Queue a follow-up…' : 'Message Arbor…'}
         rows={1}
         value={text}
@@ -84,6 +102,13 @@ export function Composer() {
         onKeyDown={onKeyDown}
       />
       <div className="composer-actions">
+        <ResourcePicker
+          plugins={plugins}
+          onAttach={(block) => {
+            setText((t) => (t.trim() ? `${t.replace(/\s+$/, '')}\n\n${block}\n` : `${block}\n\n`))
+            ref.current?.focus()
+          }}
+        />
         {running && (
           <button
             type="button"

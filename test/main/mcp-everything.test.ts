@@ -380,3 +380,37 @@ async function eventually(test: () => Promise<boolean>): Promise<void> {
   }
   throw new Error('condition not reached in 5 s')
 }
+
+describe('resources and prompts of a server', () => {
+  it('resources are listed and read for a prompt; prompts are listed with their arguments and filled in', async () => {
+    const { rt } = await everything()
+    const resources = await rt.mcp.resources('everything')
+    const doc = resources.find((r) => r.uri === 'demo://resource/static/document/features.md')
+    expect(doc).toMatchObject({
+      server_id: 'everything',
+      name: expect.any(String),
+      mime_type: 'text/markdown',
+    })
+    const read = await rt.mcp.readResource('everything', doc!.uri)
+    expect(read.text).toContain('# Everything Server - Features')
+    await expect(rt.mcp.readResource('everything', 'demo://nothing/here')).rejects.toThrow(
+      /could not read demo:\/\/nothing\/here/,
+    )
+
+    const prompts = await rt.mcp.prompts(['everything', 'not-configured'])
+    const args = prompts.find((p) => p.name === 'args-prompt')
+    expect(args).toMatchObject({
+      server: 'everything',
+      arguments: [
+        { name: 'city', required: true },
+        { name: 'state', required: false },
+      ],
+    })
+    expect(await rt.mcp.getPrompt('everything', 'args-prompt', { city: 'Lyon' })).toEqual({
+      text: "What's weather in Lyon?",
+    })
+    await expect(rt.mcp.getPrompt('everything', 'args-prompt', {})).rejects.toThrow(
+      /refused the prompt args-prompt/,
+    )
+  }, 60_000)
+})

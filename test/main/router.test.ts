@@ -9,6 +9,7 @@ import { eventually, sqliteRuntime, tempDir } from './helpers'
 import { startReplayServer } from './fixtures/replay-server'
 
 const FS_SERVER = require.resolve('@modelcontextprotocol/server-filesystem/dist/index.js')
+const EVERYTHING = require.resolve('@modelcontextprotocol/server-everything/dist/index.js')
 
 const servers: Array<{ close(): Promise<void> }> = []
 afterEach(async () => {
@@ -75,6 +76,16 @@ describe('router: one contract, validated at the boundary', () => {
         enabled_by_default: false,
       })
 
+    /** server-everything (resources and prompts), added once. */
+    let added: Promise<{ server_id: string }> | null = null
+    const everything = () =>
+      (added ??= ok('mcp.save', {
+        name: 'everything',
+        command: process.execPath,
+        args: [EVERYTHING, 'stdio'],
+        enabled_by_default: false,
+      }))
+
     const id = await withHistory('main')
 
     /**
@@ -137,6 +148,13 @@ describe('router: one contract, validated at the boundary', () => {
       }),
       'mcp.remove': async () => ({ server_id: (await mcpServer('to-remove')).server_id }),
       'mcp.tools': async () => ({ server_id: (await mcpServer('fs')).server_id }),
+      'mcp.resources': async () => ({ server_id: (await everything()).server_id }),
+      'mcp.read_resource': async () => ({
+        server_id: (await everything()).server_id,
+        uri: 'demo://resource/dynamic/text/1',
+      }),
+      'mcp.prompts': async () => ({ server_ids: [(await everything()).server_id] }),
+      'mcp.get_prompt': async () => ({ server_id: (await everything()).server_id, name: 'simple-prompt' }),
       'session.messages': async () => ({ session_id: id, limit: 10 }),
       'session.get_info': async () => ({ session_id: id }),
       'session.subscribe': async () => ({ session_id: id }),
