@@ -1,7 +1,9 @@
 /**
- * Arbor as an MCP client of the reference servers built to exercise clients:
- * @modelcontextprotocol/server-everything (results of every content type, progress) and a
- * server that floods stderr. Started over stdio by the tests, driven through Arbor's API.
+ * Arbor as an MCP client of the reference servers: @modelcontextprotocol/server-everything
+ * (built to exercise clients: every content type, progress, elicitation, sampling, roots,
+ * resources, prompts, Streamable HTTP) and @modelcontextprotocol/server-memory, plus small
+ * fixture servers for what they do not do (flood stderr, change their tool list). Started by
+ * the tests, driven through Arbor's API.
  */
 import { spawn } from 'node:child_process'
 import { createServer, request as httpRequest } from 'node:http'
@@ -412,5 +414,45 @@ describe('resources and prompts of a server', () => {
     await expect(rt.mcp.getPrompt('everything', 'args-prompt', {})).rejects.toThrow(
       /refused the prompt args-prompt/,
     )
+  }, 60_000)
+})
+
+describe('server-memory (a knowledge graph kept in a file)', () => {
+  it('entities written by one call are read back by another, across a restart of the server; a write asks first', async () => {
+    const memory = require.resolve('@modelcontextprotocol/server-memory/dist/index.js')
+    const rt = sqliteRuntime({ mcp_timeouts: { connect_ms: 30_000, call_ms: 30_000 } })
+    const file = join(rt.dataDir, 'memory.jsonl')
+    await rt.mcp.save({
+      name: 'memory',
+      command: process.execPath,
+      args: [memory],
+      env: { MEMORY_FILE_PATH: file },
+    })
+    expect(rt.mcp.list()[0]!.env_keys).toEqual(['MEMORY_FILE_PATH'])
+    const s = await rt.sessions.create()
+    await s.set({ security: 'auto_read' })
+    const entities = [{ name: 'Arbor', entityType: 'app', observations: ['keeps its history in SQLite'] }]
+    // create_entities is not read-only: in auto_read it asks.
+    const rec = record(s)
+    const write = await s.prompt({
+      query: `/tool mcp_memory_create_entities ${JSON.stringify({ entities })}`,
+    })
+    await rec.until((seen) =>
+      seen.some((m) => m.variant === 'part' && m.part.type === 'interaction' && m.part.status === 'pending'),
+    )
+    const [ask] = await s.interactions()
+    await s.respond({ interaction_id: ask!.interaction_id, decision: 'approve' })
+    expect(await write.finished).toEqual({ success: true })
+    expect(calls(await allMessages(s)).at(-1)).toMatchObject({ status: 'done', output: { entities } })
+    // The server restarts (its settings saved again): the graph is read back from its file.
+    await rt.mcp.save({ server_id: 'memory', name: 'memory', command: process.execPath, args: [memory] })
+    const read = await (await s.prompt({ query: '/tool mcp_memory_read_graph {}' })).finished
+    expect(read).toEqual({ success: true })
+    expect(calls(await allMessages(s)).at(-1)).toMatchObject({
+      status: 'done',
+      output: {
+        entities: [expect.objectContaining({ name: 'Arbor', observations: ['keeps its history in SQLite'] })],
+      },
+    })
   }, 60_000)
 })
