@@ -4,7 +4,9 @@ import type { AddressInfo } from 'node:net'
 /**
  * A tiny OpenAI-compatible server on 127.0.0.1 for e2e tests of providers: `GET /v1/models`
  * lists one model; `POST /v1/chat/completions` streams (SSE) a step that calls two tools at
- * once, and after the tool results a short text reply. Just enough of the wire format for the
+ * once, and after the tool results a short text reply. A prompt mentioning "think" gets a
+ * reply with its thinking in <think> tags; "long story" one cut off by the output limit
+ * (finish_reason length), and "Continue exactly…" its end. Just enough of the wire format for the
  * AI SDK's openai-compatible provider.
  */
 export interface FakeOpenAI {
@@ -53,7 +55,19 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       const body = await readJson(req)
       const last = body.messages?.[body.messages.length - 1]
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' })
-      if (last?.role === 'tool') {
+      const said = JSON.stringify((last as { content?: unknown } | undefined)?.content ?? '')
+      if (said.includes('Continue exactly')) {
+        res.write(chunk({ role: 'assistant', content: '…and that is the end.' }))
+        res.write(chunk({}, 'stop'))
+      } else if (said.includes('think')) {
+        // A local reasoning model: thinking inside <think> tags, the tags split across chunks.
+        for (const piece of ['<thi', 'nk>Working it', ' out.</th', 'ink>The answer', ' is 42.'])
+          res.write(chunk({ role: 'assistant', content: piece }))
+        res.write(chunk({}, 'stop'))
+      } else if (said.includes('long story')) {
+        res.write(chunk({ role: 'assistant', content: 'Once upon a time, a long story began and' }))
+        res.write(chunk({}, 'length'))
+      } else if (last?.role === 'tool') {
         res.write(chunk({ role: 'assistant', content: 'Both tools ' }))
         res.write(chunk({ content: 'have answered.' }))
         res.write(chunk({}, 'stop'))
