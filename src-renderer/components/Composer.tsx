@@ -87,6 +87,7 @@ export function Composer() {
         ref={ref}
         id={COMPOSER_ID}
         className="composer-input"
+        dir="auto"
         aria-label="Message"
         {...(menu.open
           ? {

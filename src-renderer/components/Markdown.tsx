@@ -1,12 +1,17 @@
 import { isValidElement, memo, useEffect, useMemo, useState, type ReactNode } from 'react'
 import { flushSync } from 'react-dom'
 import ReactMarkdown, { type Components } from 'react-markdown'
+import rehypeKatex from 'rehype-katex'
 import remarkGfm from 'remark-gfm'
+import remarkMath from 'remark-math'
+import 'katex/dist/katex.min.css'
 import { blockModes, splitBlocksIncremental, type BlockMode, type BlockSplit } from '../lib/blocks'
 import { createWorkQueue, whenIdle } from '../lib/work-queue'
 import { CodeBlock } from './CodeBlock'
 
-const plugins = [remarkGfm]
+const plugins = [remarkGfm, remarkMath]
+/** Math ($…$ inline, $$…$$ display) typeset by KaTeX; a formula it cannot parse shows as its source, in red. */
+const rehypePlugins = [[rehypeKatex, { throwOnError: false, strict: 'ignore' }]] as const
 
 function textOf(node: ReactNode): string {
   if (typeof node === 'string' || typeof node === 'number') return String(node)
@@ -48,7 +53,7 @@ const Block = memo(function Block({ text, mode }: { text: string; mode: BlockMod
   }, [ready, mode, text])
   if (!ready) return <p className="md-plain">{text}</p>
   return (
-    <ReactMarkdown remarkPlugins={plugins} components={components}>
+    <ReactMarkdown remarkPlugins={plugins} rehypePlugins={rehypePlugins as never} components={components}>
       {text}
     </ReactMarkdown>
   )
@@ -90,7 +95,7 @@ export const Markdown = memo(function Markdown({
   if (streaming) last.streamed = true
   const modes = blockModes(blocks, { streaming, tailSettled: paused === text, streamed: last.streamed })
   return (
-    <div className="markdown">
+    <div className="markdown" dir="auto">
       {blocks.map((b, i) => (
         <Block key={i} text={b} mode={modes[i]} />
       ))}

@@ -97,6 +97,7 @@ export function UserMessage({ message }: { message: SessionMessage }) {
           <textarea
             ref={ref}
             className="input edit-input"
+            dir="auto"
             aria-label="Edited message"
             value={draft}
             rows={Math.min(10, Math.max(2, draft.split('\n').length))}
@@ -128,7 +129,9 @@ export function UserMessage({ message }: { message: SessionMessage }) {
         data-message-id={message.message_id}
       >
         <div className="bubble">
-          <p className="user-text">{text}</p>
+          <p className="user-text" dir="auto">
+            {text}
+          </p>
         </div>
       </article>
       <MessageActions

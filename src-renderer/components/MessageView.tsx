@@ -55,12 +55,19 @@ function TextPart({ part, message }: { part: MessagePart; message: SessionMessag
     return (
       <details className="reasoning">
         <summary>Reasoning</summary>
-        <div className="reasoning-text">{part.text}</div>
+        <div className="reasoning-text" dir="auto">
+          {part.text}
+        </div>
       </details>
     )
   }
   if (part.type !== 'text') return null
-  if (message.role === 'user') return <p className="user-text">{part.text}</p>
+  if (message.role === 'user')
+    return (
+      <p className="user-text" dir="auto">
+        {part.text}
+      </p>
+    )
   return <Markdown text={part.text} streaming={message.status === 'streaming'} />
 }
 

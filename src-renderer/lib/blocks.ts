@@ -10,7 +10,8 @@
  */
 export const MAX_BLOCK = 2000
 
-const FENCE = /^ {0,3}(`{3,}|~{3,})/
+/** A code fence, or a line of just `$$` that opens or closes display math (its lines stay one block). */
+const FENCE = /^ {0,3}(`{3,}|~{3,}|\$\$(?=[ \t]*(?:\n|$)))/
 
 export function splitBlocks(text: string, max = MAX_BLOCK): string[] {
   const lines = text.split('\n')

@@ -68,6 +68,11 @@ describe('splitBlocks', () => {
     expect(splitBlocks(md).join('\n')).toBe(md)
   })
 
+  it('keeps display math between lines of $$ in one block, blank lines and all; inline $$…$$ opens nothing', () => {
+    const md = 'Before\n\n$$\na = b\n\nc = d\n$$\n\nAfter $$x$$ inline\n\nEnd'
+    expect(splitBlocks(md)).toEqual(['Before\n', '$$\na = b\n\nc = d\n$$\n', 'After $$x$$ inline\n', 'End'])
+  })
+
   it('cuts a runaway paragraph at whitespace with boundaries that stay put as it grows', () => {
     const words = (n: number) => Array.from({ length: n }, (_, i) => `word${i + 1}`).join(' ')
     const a = splitBlocks(words(2000))
@@ -93,6 +98,7 @@ describe('splitBlocksIncremental', () => {
     '```',
     '~~~',
     '```js\n',
+    '$$',
     '# h',
     '| a | b |',
     'x'.repeat(40),

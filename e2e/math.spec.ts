@@ -1,0 +1,33 @@
+import { expect, openApp, send, test } from './fixtures'
+
+test('math is typeset by KaTeX, and right-to-left text reads right to left', async ({ page, host }) => {
+  await openApp(page, host)
+  // The scripted model quotes the prompt back as markdown, so the reply carries both.
+  await send(
+    page,
+    'Euler: $e^{i\\pi} + 1 = 0$ and\n\n$$\n\\int_0^1 x\\,dx = \\frac{1}{2}\n$$\n\nمرحبا بالعالم',
+  )
+  const reply = page.getByRole('article', { name: 'Assistant' }).last()
+  await expect(reply.locator('.katex').first()).toBeVisible({ timeout: 15_000 })
+  await expect(reply.locator('.katex-display')).toHaveCount(1)
+  await expect(reply.locator('.katex-display .katex-mathml annotation')).toHaveText(
+    '\\int_0^1 x\\,dx = \\frac{1}{2}',
+  )
+  // No raw TeX left in the text people read.
+  await expect(reply.locator('.markdown p').first()).not.toContainText('$e^')
+  const arabic = reply.locator('.markdown p', { hasText: 'مرحبا' })
+  expect(await arabic.evaluate((el) => getComputedStyle(el).direction)).toBe('ltr') // the block's base…
+  // …but its text runs right to left: the first character is drawn at the right edge.
+  const box = await arabic.boundingBox()
+  const first = await arabic.evaluate((el) => {
+    const r = document.createRange()
+    r.setStart(el.firstChild!, 0)
+    r.setEnd(el.firstChild!, 1)
+    return r.getBoundingClientRect().right
+  })
+  expect(box!.x + box!.width - first).toBeLessThan(4)
+  await expect(page.getByRole('article', { name: 'You' }).last().locator('.user-text')).toHaveAttribute(
+    'dir',
+    'auto',
+  )
+})
