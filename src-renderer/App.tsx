@@ -22,6 +22,7 @@ export function App({ host, hasToken }: AppProps) {
   const panel = useApp((s) => s.panel)
   const dialog = useApp((s) => s.dialog)
   const hasSession = useApp((s) => s.transcript !== null)
+  const sessionId = useApp((s) => s.transcript?.session_id ?? null)
   const history = panel === 'history' && hasSession
   return (
     <div className={`app${history ? ' with-panel' : ''}`}>
@@ -33,7 +34,8 @@ export function App({ host, hasToken }: AppProps) {
         <div className="dock">
           <PendingInteractions />
           <QueueList />
-          <Composer />
+          {/* One composer per chat: its draft stays with its chat. */}
+          <Composer key={sessionId ?? 'new'} />
         </div>
       </main>
       {history && <HistoryPanel />}

@@ -11,6 +11,33 @@ const MAX_HEIGHT = 240
 export const COMPOSER_ID = 'composer-input'
 
 /**
+ * Unsent text, per chat: kept in this window's localStorage (so it survives a reload) and in
+ * memory when storage is unavailable. The chat's id is the key; a chat not created yet is "new".
+ */
+const drafts = new Map<string, string>()
+const draftKey = (id: string | null) => `arbor.draft.${id ?? 'new'}`
+
+function draftOf(id: string | null): string {
+  try {
+    return localStorage.getItem(draftKey(id)) ?? drafts.get(draftKey(id)) ?? ''
+  } catch {
+    return drafts.get(draftKey(id)) ?? ''
+  }
+}
+
+function saveDraft(id: string | null, text: string): void {
+  const key = draftKey(id)
+  if (text) drafts.set(key, text)
+  else drafts.delete(key)
+  try {
+    if (text) localStorage.setItem(key, text)
+    else localStorage.removeItem(key)
+  } catch {
+    // Storage full or disabled: the in-memory copy still follows the chat.
+  }
+}
+
+/**
  * Enter sends, Shift+Enter adds a line. While a turn runs, new prompts queue behind it, Steer
  * sends the text as a steering note to the running turn instead, and Stop (or Esc) interrupts
  * the turn (its partial output stays).
@@ -21,7 +48,13 @@ export function Composer() {
   const connected = useApp((s) => s.connected)
   const store = useAppStore()
   const { send, stop, steer } = useActions()
-  const [text, setText] = useState('')
+  const [text, setTextState] = useState(() => draftOf(sessionId))
+  const setText = (next: string | ((t: string) => string)) =>
+    setTextState((t) => {
+      const value = typeof next === 'function' ? next(t) : next
+      saveDraft(sessionId, value)
+      return value
+    })
   const ref = useRef<HTMLTextAreaElement>(null)
   const running = state === 'running' || state === 'waiting'
   const plugins = useApp((s) => s.transcript?.info?.plugins ?? NO_PLUGINS)

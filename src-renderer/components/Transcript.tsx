@@ -158,6 +158,15 @@ export function Transcript() {
     if (el) scrollTo(el, el.scrollHeight)
   }, [scrollTo])
 
+  // A prompt sent from this window while scrolled up: back to the bottom, where it appears.
+  const sent = useApp((s) => s.sent)
+  const seenSent = useRef(sent)
+  useEffect(() => {
+    if (seenSent.current === sent) return
+    seenSent.current = sent
+    toBottom()
+  }, [sent, toBottom])
+
   // A newly opened session starts at its newest message.
   useLayoutEffect(() => {
     follow.current = true

@@ -1,5 +1,5 @@
 import { ClientError, type Session } from '../../../src-shared/sdk'
-import type { Decision, Remember, SecurityMode, SnapshotInfo } from '../../../src-shared/types'
+import type { Decision, Remember, SecurityMode, SessionInfo, SnapshotInfo } from '../../../src-shared/types'
 import type { Transcript } from '../transcript'
 import { openId, type Slice, type SliceApi } from './api'
 
@@ -16,6 +16,8 @@ export interface ActiveState {
   responding: Record<string, true>
   /** A message to scroll to and highlight (from a search hit); the nonce re-triggers it. */
   focus: { message_id: string; nonce: number } | null
+  /** Counts the prompts sent from this window: the transcript jumps to the newest on each. */
+  sent: number
 }
 
 export type Answer = { decision: Decision; remember?: Remember; reason?: string } | { answer: string }
@@ -87,6 +89,20 @@ export function createActiveSlice(api: SliceApi): Slice<ActiveState, ActiveActio
     newChat() {
       creating ??= (async () => {
         try {
+          // An untouched chat is reused (the open one first) rather than piling up "New chat" rows.
+          const open = get().transcript?.info
+          const empty = (s: SessionInfo | null | undefined): s is SessionInfo =>
+            !!s &&
+            s.title === 'New chat' &&
+            s.message_count === 0 &&
+            !s.archived &&
+            s.queue.length === 0 &&
+            s.state === 'idle'
+          const reuse = empty(open) ? open : get().sessions.find(empty)
+          if (reuse) {
+            await actions.openSession(reuse.session_id)
+            return reuse.session_id
+          }
           const session = await arbor.sessions.create()
           // The host announced it (a `sessions` event) before answering; opening reads its info too.
           await actions.openSession(session.session_id)
@@ -111,6 +127,7 @@ export function createActiveSlice(api: SliceApi): Slice<ActiveState, ActiveActio
         if (!session_id) return false
         // The open session is subscribed (sync.open), so none of the turn's output is missed.
         await arbor.session(session_id).prompt({ query: text })
+        set({ sent: get().sent + 1 })
         return true
       } catch (err) {
         api.fail('Could not send', err)
@@ -228,7 +245,7 @@ export function createActiveSlice(api: SliceApi): Slice<ActiveState, ActiveActio
   }
 
   return {
-    state: { transcript: null, loadingOlder: false, responding: {}, focus: null },
+    state: { transcript: null, loadingOlder: false, responding: {}, focus: null, sent: 0 },
     actions,
   }
 }
