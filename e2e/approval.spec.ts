@@ -1,4 +1,4 @@
-import { expect, openApp, send, shape, test } from './fixtures'
+import { expect, openApp, send, shape, sidebar, test } from './fixtures'
 
 const WRITE = '/tool write_file {"path":"a.txt","content":"hi"}'
 
@@ -121,7 +121,7 @@ test.describe('approvals', () => {
   test('approve for this session: the next call of the tool runs without asking', async ({ page, host }) => {
     await openApp(page, host)
     await send(page, WRITE)
-    await page.getByRole('dialog').getByRole('button', { name: 'Approve for this session' }).click()
+    await page.getByRole('dialog').getByRole('button', { name: 'For this chat' }).click()
     await expect(page.getByRole('region', { name: 'Tool call write_file' })).toContainText('Done')
     await expect(page.getByRole('button', { name: 'Stop' })).toHaveCount(0, { timeout: 10_000 })
     await send(page, '/tool write_file {"path":"b.txt","content":"again"}')
@@ -130,8 +130,39 @@ test.describe('approvals', () => {
     })
     await expect(page.getByRole('dialog')).toHaveCount(0)
     await expect(page.getByRole('region', { name: 'Tool call write_file' }).first()).toContainText(
-      'You approved this for this session.',
+      'You approved this for this chat.',
     )
+  })
+
+  test('Settings → Permissions lists every grant with its scope; a revoked tool asks again, in a new chat too', async ({
+    page,
+    host,
+  }) => {
+    await openApp(page, host)
+    await send(page, WRITE)
+    await page.getByRole('dialog').getByRole('button', { name: 'Always, in every chat' }).click()
+    await expect(page.getByRole('region', { name: 'Tool call write_file' })).toContainText('Done')
+    await expect(page.getByRole('button', { name: 'Stop' })).toHaveCount(0, { timeout: 10_000 })
+    await send(page, '/tool list_directory {"path":"."}')
+    await page.getByRole('dialog').getByRole('button', { name: 'For this chat' }).click()
+    await expect(page.getByRole('button', { name: 'Stop' })).toHaveCount(0, { timeout: 10_000 })
+
+    await page.getByRole('button', { name: 'Settings' }).click()
+    const settings = page.getByRole('dialog', { name: 'Settings' })
+    await settings.getByRole('tab', { name: 'Permissions' }).click()
+    await expect(settings.getByRole('list', { name: 'Allowed in every chat' })).toContainText('write_file')
+    await expect(settings.getByRole('list', { name: 'Allowed in one chat' })).toContainText('list_directory')
+    await settings
+      .getByRole('listitem', { name: 'write_file', exact: true })
+      .getByRole('button', { name: 'Revoke' })
+      .click()
+    await expect(settings.getByRole('list', { name: 'Allowed in every chat' })).toHaveCount(0)
+    await settings.getByRole('button', { name: 'Close' }).click()
+
+    // A new chat in "Ask before every tool": write_file asks again.
+    await sidebar(page).getByRole('button', { name: 'New chat', exact: true }).click()
+    await send(page, '/tool write_file {"path":"c.txt","content":"asks"}')
+    await expect(page.getByRole('dialog', { name: 'Allow write_file?' })).toBeVisible({ timeout: 10_000 })
   })
 
   test('a pending approval survives a host restart; the open tab reconnects and answers it', async ({

@@ -121,6 +121,15 @@ export interface McpServerInfo {
   log: string
 }
 
+/** A tool allowed without asking: in every chat, or in one chat. */
+export interface PermissionGrant {
+  tool: string
+  scope: 'always' | 'chat'
+  session_id?: string
+  /** The chat's title, for a grant in one chat. */
+  title?: string
+}
+
 export interface McpResourceInfo {
   server_id: string
   uri: string
@@ -175,6 +184,8 @@ export interface Responses {
   'providers.probe': { ok: boolean; message: string; models?: string[] }
   /** Local model servers answering on their usual ports, with their models. */
   'providers.detect': Array<{ name: string; base_url: string; models: string[] }>
+  'permissions.list': PermissionGrant[]
+  'permissions.revoke': { revoked: true }
   'mcp.list': McpServerInfo[]
   'mcp.save': McpServerInfo
   'mcp.remove': { removed: true }

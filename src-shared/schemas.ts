@@ -84,6 +84,16 @@ export const schemas = {
   }),
   'providers.detect': z.strictObject({}),
   'providers.test': z.strictObject({ provider_id: z.string().min(1).max(40) }),
+  'permissions.list': z.strictObject({}),
+  'permissions.revoke': z
+    .strictObject({
+      tool: z.string().min(1).max(200),
+      scope: z.enum(['always', 'chat']),
+      session_id: z.string().min(1).max(100).optional(),
+    })
+    .refine((r) => r.scope === 'always' || r.session_id !== undefined, {
+      message: 'a grant in one chat needs its session_id',
+    }),
   'mcp.list': z.strictObject({}),
   'mcp.save': z
     .strictObject({

@@ -1,3 +1,4 @@
+import { listPermissions, revokePermission } from '../runtime/permissions'
 import { join } from 'node:path'
 import type { AppInfo, ResponseOf } from '../../src-shared/contract'
 import { ArborError, toErrorShape, type Result } from '../../src-shared/errors'
@@ -114,6 +115,11 @@ export function createRouter(runtime: Runtime, appInfo: () => AppInfo, host: Hos
     'providers.test': (r) => runtime.providers.test(r.provider_id),
     'providers.probe': (r) => runtime.providers.probe(r),
     'providers.detect': () => runtime.providers.detect(),
+    'permissions.list': () => listPermissions(runtime.store),
+    'permissions.revoke': (r) => {
+      revokePermission(runtime.store, r)
+      return { revoked: true as const }
+    },
     'mcp.list': () => runtime.mcp.list(),
     'mcp.save': async (r) => settingsChanged(await runtime.mcp.save(r)),
     'mcp.remove': async (r) => {

@@ -174,6 +174,13 @@ export interface SessionStore {
   /** Live (not removed) session, or undefined. */
   getSession(session_id: string): SessionRow | undefined
   listSessions(filter: { archived?: boolean }): SessionRow[]
+  /** Live sessions (archived too) that remember tools approved "for this chat". */
+  listSessionGrants(): Array<{
+    session_id: string
+    title: string
+    archived: boolean
+    allowed_tools: string[]
+  }>
   /** The same sessions, only the columns a session list shows: cheaper for long lists. */
   listSessionRows(filter: { archived?: boolean }): SessionListRow[]
   /** True when any session row (live, or a removed one kept for its forks) has this id. */

@@ -124,10 +124,10 @@ export function ApprovalCard({ part, position, count }: ApprovalCardProps) {
             Approve once
           </button>
           <button type="button" className="btn" disabled={busy} onClick={() => approve('session')}>
-            Approve for this session
+            For this chat
           </button>
           <button type="button" className="btn" disabled={busy} onClick={() => approve('always_for_tool')}>
-            Always for this tool
+            Always, in every chat
           </button>
           <button type="button" className="btn btn-danger" disabled={busy} onClick={() => setDenying(true)}>
             Deny…

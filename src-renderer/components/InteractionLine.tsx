@@ -2,8 +2,8 @@ import type { InteractionPart, Remember } from '../../src-shared/types'
 
 const REMEMBER: Record<Remember, string> = {
   once: 'once',
-  session: 'for this session',
-  always_for_tool: 'always for this tool',
+  session: 'for this chat',
+  always_for_tool: 'always, in every chat',
 }
 
 /** One sentence for an interaction's state ("Approval for write_file: approved once"). */

@@ -6,6 +6,7 @@ import type { SettingsTab } from '../state/slices/ui'
 import { errorText, useArbor } from '../state/client'
 import { DataSettings } from './DataSettings'
 import { McpSettings } from './McpSettings'
+import { PermissionSettings } from './PermissionSettings'
 import { Modal } from './Modal'
 import { ProviderSettings } from './ProviderSettings'
 
@@ -14,6 +15,7 @@ const TABS: Array<[Tab, string]> = [
   ['general', 'General'],
   ['providers', 'Model providers'],
   ['mcp', 'MCP servers'],
+  ['permissions', 'Permissions'],
   ['data', 'Data'],
 ]
 const THEMES: Array<[AppSettings['theme'], string]> = [
@@ -150,6 +152,7 @@ export function Settings() {
         {tab === 'general' && <General />}
         {tab === 'providers' && <ProviderSettings />}
         {tab === 'mcp' && <McpSettings />}
+        {tab === 'permissions' && <PermissionSettings />}
         {tab === 'data' && <DataSettings />}
       </div>
     </Modal>

@@ -16,8 +16,8 @@ const STATUS_LABELS: Record<ToolCallStatus, string> = {
 
 const REMEMBERED = {
   once: 'once',
-  session: 'for this session',
-  always_for_tool: 'always for this tool',
+  session: 'for this chat',
+  always_for_tool: 'always, in every chat',
 } as const
 
 function verdict(i: InteractionPart): string {

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { Session } from '../../src-main/runtime'
+import { listPermissions, revokePermission } from '../../src-main/runtime/permissions'
 import type { SessionMutation } from '../../src-shared/types'
 import {
   allMessages,
@@ -160,6 +161,35 @@ describe("approvals in 'ask' mode", () => {
     const third = await again.sessions.create()
     expect(await (await third.prompt({ query: write('c.txt') })).finished).toEqual({ success: true })
     expect((await toolCalls(third))[0]!.status).toBe('done')
+  })
+
+  it('grants are listed with their scope and revoked one by one; a revoked tool asks again', async () => {
+    const rt = sqliteRuntime()
+    const s = await rt.sessions.create({ title: 'Granting chat' })
+    const rec = record(s)
+    const first = await s.prompt({ query: write('a.txt') })
+    const part = await nextPendingInteraction(rec)
+    await s.respond({ interaction_id: part.interaction_id, decision: 'approve', remember: 'always_for_tool' })
+    await first.finished
+    const second = await s.prompt({ query: '/tool list_directory {"path":"."}' })
+    const ask = await nextPendingInteraction(rec)
+    await s.respond({ interaction_id: ask.interaction_id, decision: 'approve', remember: 'session' })
+    await second.finished
+    expect(listPermissions(rt.store)).toEqual([
+      { tool: 'write_file', scope: 'always' },
+      { tool: 'list_directory', scope: 'chat', session_id: s.session_id, title: 'Granting chat' },
+    ])
+    revokePermission(rt.store, { tool: 'write_file', scope: 'always' })
+    revokePermission(rt.store, { tool: 'list_directory', scope: 'chat', session_id: s.session_id })
+    expect(listPermissions(rt.store)).toEqual([])
+    expect(() => revokePermission(rt.store, { tool: 'write_file', scope: 'always' })).toThrow(
+      /nothing to revoke/,
+    )
+    const other = await rt.sessions.create()
+    const otherRec = record(other)
+    void other.prompt({ query: write('b.txt') })
+    expect((await nextPendingInteraction(otherRec)).tool_name).toBe('write_file')
+    await other.stop()
   })
 
   it('a pending approval survives a restart, and approving it then completes the turn', async () => {

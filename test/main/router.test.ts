@@ -139,6 +139,18 @@ describe('router: one contract, validated at the boundary', () => {
         return { kind: 'openai-compatible', name: 'Unsaved', base_url: replay.base }
       },
       'providers.detect': async () => ({}),
+      'permissions.list': async () => ({}),
+      'permissions.revoke': async () => {
+        const { session_id } = await waiting('to grant')
+        const [ask] = await ok('session.interactions', { session_id })
+        await ok('session.respond', {
+          session_id,
+          interaction_id: ask!.interaction_id,
+          decision: 'approve',
+          remember: 'session',
+        })
+        return { tool: 'write_file', scope: 'chat', session_id }
+      },
       'mcp.list': async () => ({}),
       'mcp.save': async () => ({
         name: 'saved',

@@ -172,7 +172,7 @@ describe('App', () => {
     expect(dialog.textContent).toContain('write_file')
     expect(dialog.textContent).toContain('"path": "a.txt"')
     expect(document.activeElement?.textContent).toBe('Approve once')
-    for (const name of ['Approve for this session', 'Always for this tool', 'Deny…']) button(dialog, name)
+    for (const name of ['For this chat', 'Always, in every chat', 'Deny…']) button(dialog, name)
     // Esc asks first: nothing is sent until the denial is confirmed.
     await act(async () => {
       document.activeElement?.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }))

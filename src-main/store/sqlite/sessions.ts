@@ -22,6 +22,9 @@ export function sqliteSessions(
         @fork_operation_id, @visible_from_seq, @context_from_seq, @last_seq, @head_snapshot_id)`),
     getSession: p('SELECT * FROM sessions WHERE session_id = ? AND removed = 0'),
     listSessions: p('SELECT * FROM sessions WHERE removed = 0 AND archived = ? ORDER BY updated_at DESC'),
+    listGrants: p(
+      "SELECT session_id, title, archived, allowed_tools FROM sessions WHERE removed = 0 AND allowed_tools != '[]' ORDER BY updated_at DESC",
+    ),
     listSessionRows:
       p(`SELECT session_id, title, created_at, updated_at, archived, paused, model, security, env,
         plugins, parent_session_id, fork_seq, fork_message_id, fork_snapshot_id, last_seq, visible_from_seq
@@ -48,6 +51,15 @@ export function sqliteSessions(
 
     listSessions(filter) {
       return (stmts.listSessions.all(filter.archived ? 1 : 0) as Row[]).map(toSession)
+    },
+
+    listSessionGrants() {
+      return (stmts.listGrants.all() as Row[]).map((r) => ({
+        session_id: r.session_id as string,
+        title: r.title as string,
+        archived: r.archived === 1,
+        allowed_tools: JSON.parse(r.allowed_tools as string) as string[],
+      }))
     },
 
     listSessionRows(filter) {

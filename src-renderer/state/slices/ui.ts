@@ -23,7 +23,7 @@ export interface UiState {
   settingsTab: SettingsTab
 }
 
-export type SettingsTab = 'general' | 'providers' | 'mcp' | 'data'
+export type SettingsTab = 'general' | 'providers' | 'mcp' | 'permissions' | 'data'
 
 export interface UiActions {
   dismissNotice(): void
