@@ -11,16 +11,14 @@ const ALWAYS = 'always_allowed_tools' as const
 
 export function listPermissions(store: Store): PermissionGrant[] {
   const always = (store.getSetting(ALWAYS) ?? []).map((tool): PermissionGrant => ({ tool, scope: 'always' }))
-  const chats = store
-    .listSessionGrants()
-    .flatMap((s) =>
-      s.allowed_tools.map((tool): PermissionGrant => ({
-        tool,
-        scope: 'chat',
-        session_id: s.session_id,
-        title: s.title,
-      })),
-    )
+  const chats = store.listSessionGrants().flatMap((s) =>
+    s.allowed_tools.map((tool): PermissionGrant => ({
+      tool,
+      scope: 'chat',
+      session_id: s.session_id,
+      title: s.title,
+    })),
+  )
   return [...always, ...chats]
 }
 
