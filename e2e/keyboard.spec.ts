@@ -54,3 +54,60 @@ test.describe('keyboard', () => {
     await expect(page.getByRole('button', { name: 'Stop' })).toHaveCount(0)
   })
 })
+
+test.describe('keyboard patterns', () => {
+  test('the ⋯ menu: arrows, Esc back to its button, closed by navigation; tabs move with arrows; skip link; inert background', async ({
+    page,
+    host,
+  }) => {
+    await host.rpc('sessions.create', { title: 'Alpha' })
+    await host.rpc('sessions.create', { title: 'Beta' })
+    await openApp(page, host)
+    await sidebar(page).getByRole('link', { name: /Beta/ }).click()
+
+    const more = page.getByRole('button', { name: 'More actions' })
+    await more.click()
+    const menu = page.getByRole('menu', { name: 'Session actions' })
+    await expect(menu.getByRole('menuitem', { name: 'Rename' })).toBeFocused()
+    await page.keyboard.press('ArrowDown')
+    await expect(menu.getByRole('menuitem', { name: 'Fork this chat' })).toBeFocused()
+    await page.keyboard.press('ArrowUp')
+    await page.keyboard.press('ArrowUp')
+    await expect(menu.getByRole('menuitem', { name: 'Remove…' })).toBeFocused()
+    await page.keyboard.press('Escape')
+    await expect(menu).toHaveCount(0)
+    await expect(more).toBeFocused()
+    await more.click()
+    await expect(menu).toBeVisible()
+    await sidebar(page).getByRole('link', { name: /Alpha/ }).click()
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText('Alpha')
+    await expect(menu).toHaveCount(0)
+
+    await page.getByRole('button', { name: 'Settings' }).click()
+    const settings = page.getByRole('dialog', { name: 'Settings' })
+    await expect(page.locator('#root')).toHaveAttribute('inert', '')
+    await settings.getByRole('tab', { name: 'General' }).focus()
+    await page.keyboard.press('ArrowRight')
+    await expect(settings.getByRole('tab', { name: 'Model providers' })).toBeFocused()
+    await expect(settings.getByRole('tab', { name: 'Model providers' })).toHaveAttribute(
+      'aria-selected',
+      'true',
+    )
+    await page.keyboard.press('End')
+    await expect(settings.getByRole('tab', { name: 'Data' })).toHaveAttribute('aria-selected', 'true')
+    await page.keyboard.press('Escape')
+    await expect(page.locator('#root')).not.toHaveAttribute('inert', '')
+
+    // The skip link is the first Tab stop (first focusable in the page) and goes straight to the message box.
+    const skip = page.getByRole('link', { name: 'Skip to the message box' })
+    expect(
+      await page.evaluate(
+        () => document.querySelector('a[href], button, input, textarea, select')?.textContent,
+      ),
+    ).toBe('Skip to the message box')
+    await skip.focus()
+    await expect(skip).toBeInViewport()
+    await page.keyboard.press('Enter')
+    await expect(composer(page)).toBeFocused()
+  })
+})

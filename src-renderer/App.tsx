@@ -1,5 +1,5 @@
 import { ChatHeader } from './components/ChatHeader'
-import { Composer } from './components/Composer'
+import { COMPOSER_ID, Composer } from './components/Composer'
 import { ConnectionBanner } from './components/ConnectionBanner'
 import { HistoryPanel } from './components/HistoryPanel'
 import { NoticeToast } from './components/NoticeToast'
@@ -26,6 +26,17 @@ export function App({ host, hasToken }: AppProps) {
   const history = panel === 'history' && hasSession
   return (
     <div className={`app${history ? ' with-panel' : ''}`}>
+      {/* The first stop of Tab: past the sidebar's chats, straight to the message box. */}
+      <a
+        className="skip-link"
+        href={`#${COMPOSER_ID}`}
+        onClick={(e) => {
+          e.preventDefault()
+          document.getElementById(COMPOSER_ID)?.focus()
+        }}
+      >
+        Skip to the message box
+      </a>
       <Sidebar />
       <main className="chat">
         <ConnectionBanner host={host} hasToken={hasToken} />

@@ -27,14 +27,23 @@ export function ChatHeader() {
   const actions = useActions()
   const [renaming, setRenaming] = useState(false)
   const [title, setTitle] = useState('')
-  const [menu, setMenu] = useState(false)
+  // Open for one chat: navigating elsewhere closes it.
+  const [menuFor, setMenuFor] = useState<string | null>(null)
+  const menu = info !== null && info !== undefined && menuFor === info.session_id
+  const setMenu = (open: boolean | ((m: boolean) => boolean)) =>
+    setMenuFor((current) => {
+      const now = info?.session_id ?? null
+      const next = typeof open === 'function' ? open(current !== null && current === now) : open
+      return next ? now : null
+    })
+  const menuButton = useRef<HTMLButtonElement>(null)
   const [confirm, setConfirm] = useState<Pending>(null)
   const menuRef = useRef<HTMLDivElement>(null)
 
   useEffect(() => {
     if (!menu) return
     const close = (e: MouseEvent) => {
-      if (!menuRef.current?.contains(e.target as Node)) setMenu(false)
+      if (!menuRef.current?.contains(e.target as Node)) setMenuFor(null)
     }
     document.addEventListener('mousedown', close)
     return () => document.removeEventListener('mousedown', close)
@@ -160,17 +169,53 @@ export function ChatHeader() {
         </button>
         <div className="menu-wrap" ref={menuRef}>
           <button
+            ref={menuButton}
             type="button"
             className="icon-btn"
             aria-label="More actions"
             aria-haspopup="menu"
             aria-expanded={menu}
             onClick={() => setMenu((m) => !m)}
+            onKeyDown={(e) => {
+              if (e.key === 'ArrowDown' && !menu) {
+                e.preventDefault()
+                setMenu(true)
+              }
+            }}
           >
             ⋯
           </button>
           {menu && (
-            <div className="menu" role="menu" aria-label="Session actions">
+            <div
+              className="menu"
+              role="menu"
+              aria-label="Session actions"
+              ref={(el) => {
+                // Opened: the first item has the focus (the WAI-ARIA menu button pattern).
+                if (el && !el.contains(document.activeElement))
+                  el.querySelector<HTMLElement>('[role="menuitem"]:not(:disabled)')?.focus()
+              }}
+              onKeyDown={(e) => {
+                const items = [
+                  ...e.currentTarget.querySelectorAll<HTMLElement>('[role="menuitem"]:not(:disabled)'),
+                ]
+                const at = items.indexOf(document.activeElement as HTMLElement)
+                const move = (i: number) => {
+                  e.preventDefault()
+                  items[(i + items.length) % items.length]?.focus()
+                }
+                if (e.key === 'ArrowDown') move(at + 1)
+                else if (e.key === 'ArrowUp') move(at - 1)
+                else if (e.key === 'Home') move(0)
+                else if (e.key === 'End') move(items.length - 1)
+                else if (e.key === 'Escape') {
+                  e.preventDefault()
+                  e.stopPropagation()
+                  setMenuFor(null)
+                  menuButton.current?.focus()
+                } else if (e.key === 'Tab') setMenuFor(null)
+              }}
+            >
               {item('Rename', startRename)}
               {item('Fork this chat', () => void actions.fork({}))}
               {item('MCP servers…', () => setConfirm('mcp'), { disabled: info.archived })}

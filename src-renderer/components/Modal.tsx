@@ -1,4 +1,5 @@
 import { useEffect, useId, useRef, type ReactNode } from 'react'
+import { createPortal } from 'react-dom'
 
 export interface ModalProps {
   title: string
@@ -23,6 +24,19 @@ export function Modal({ title, onClose, children, role = 'dialog', className, fo
   useEffect(() => {
     close.current = onClose
   }, [onClose])
+
+  // The window behind is inert while a modal is open (no focus, no clicks, hidden from screen
+  // readers); the modal itself lives outside it, in document.body.
+  useEffect(() => {
+    const root = document.getElementById('root')
+    if (!root) return
+    open += 1
+    root.inert = true
+    return () => {
+      open -= 1
+      if (open === 0) root.inert = false
+    }
+  }, [])
 
   useEffect(() => {
     const before = document.activeElement as HTMLElement | null
@@ -53,7 +67,7 @@ export function Modal({ title, onClose, children, role = 'dialog', className, fo
     }
   }
 
-  return (
+  const modal = (
     <div className="modal-backdrop" onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
       <div
         ref={ref}
@@ -74,7 +88,12 @@ export function Modal({ title, onClose, children, role = 'dialog', className, fo
       </div>
     </div>
   )
+  // Where there is an app root to make inert, the modal goes beside it; elsewhere (tests) in place.
+  return document.getElementById('root') ? createPortal(modal, document.body) : modal
 }
+
+/** How many modals are open (the root stays inert until the last closes). */
+let open = 0
 
 export interface ConfirmProps {
   title: string

@@ -141,8 +141,28 @@ export function Settings() {
             id={`tab-${id}`}
             aria-selected={tab === id}
             aria-controls={`panel-${id}`}
+            tabIndex={tab === id ? 0 : -1}
             className={`tab${tab === id ? ' on' : ''}`}
             onClick={() => setTab(id)}
+            onKeyDown={(e) => {
+              // Arrow keys move between tabs (the WAI-ARIA tabs pattern); Tab goes to the panel.
+              const i = TABS.findIndex(([t]) => t === id)
+              const to =
+                e.key === 'ArrowRight'
+                  ? i + 1
+                  : e.key === 'ArrowLeft'
+                    ? i - 1
+                    : e.key === 'Home'
+                      ? 0
+                      : e.key === 'End'
+                        ? TABS.length - 1
+                        : null
+              if (to === null) return
+              e.preventDefault()
+              const next = TABS[(to + TABS.length) % TABS.length]![0]
+              setTab(next)
+              document.getElementById(`tab-${next}`)?.focus()
+            }}
           >
             {label}
           </button>
