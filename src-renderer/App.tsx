@@ -22,7 +22,6 @@ export function App({ host, hasToken }: AppProps) {
   const panel = useApp((s) => s.panel)
   const dialog = useApp((s) => s.dialog)
   const hasSession = useApp((s) => s.transcript !== null)
-  const sessionId = useApp((s) => s.transcript?.session_id ?? null)
   const history = panel === 'history' && hasSession
   return (
     <div className={`app${history ? ' with-panel' : ''}`}>
@@ -45,8 +44,7 @@ export function App({ host, hasToken }: AppProps) {
         <div className="dock">
           <PendingInteractions />
           <QueueList />
-          {/* One composer per chat: its draft stays with its chat. */}
-          <Composer key={sessionId ?? 'new'} />
+          <Composer />
         </div>
       </main>
       {history && <HistoryPanel />}

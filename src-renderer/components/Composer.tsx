@@ -15,6 +15,8 @@ export const COMPOSER_ID = 'composer-input'
  * memory when storage is unavailable. The chat's id is the key; a chat not created yet is "new".
  */
 const drafts = new Map<string, string>()
+/** The draft of the chat New chat is creating. */
+const PENDING = '(pending)'
 const draftKey = (id: string | null) => `arbor.draft.${id ?? 'new'}`
 
 function draftOf(id: string | null): string {
@@ -48,13 +50,31 @@ export function Composer() {
   const connected = useApp((s) => s.connected)
   const store = useAppStore()
   const { send, stop, steer } = useActions()
+  const creating = useApp((s) => s.creating)
   const [text, setTextState] = useState(() => draftOf(sessionId))
+  // Text typed while New chat is on its way belongs to the new chat (kept as "pending" until
+  // it opens); otherwise to the chat shown.
   const setText = (next: string | ((t: string) => string)) =>
     setTextState((t) => {
       const value = typeof next === 'function' ? next(t) : next
-      saveDraft(sessionId, value)
+      saveDraft(store.getState().creating ? PENDING : sessionId, value)
       return value
     })
+  // Another chat opened: its own draft comes back, or what was typed for it while it was made.
+  const [draftFor, setDraftFor] = useState(sessionId)
+  if (draftFor !== sessionId) {
+    setDraftFor(sessionId)
+    const pending = draftOf(PENDING)
+    if (pending) {
+      saveDraft(PENDING, '')
+      saveDraft(sessionId, pending)
+      setTextState(pending)
+    } else setTextState(draftOf(sessionId))
+  } else if (!creating && draftOf(PENDING)) {
+    // New chat reused the chat already open: what was typed meanwhile is simply its draft.
+    saveDraft(sessionId, draftOf(PENDING))
+    saveDraft(PENDING, '')
+  }
   const ref = useRef<HTMLTextAreaElement>(null)
   const running = state === 'running' || state === 'waiting'
   const plugins = useApp((s) => s.transcript?.info?.plugins ?? NO_PLUGINS)

@@ -18,6 +18,8 @@ export interface ActiveState {
   focus: { message_id: string; nonce: number } | null
   /** Counts the prompts sent from this window: the transcript jumps to the newest on each. */
   sent: number
+  /** New chat was pressed and its chat is not open yet: text typed now belongs to it. */
+  creating: boolean
 }
 
 export type Answer = { decision: Decision; remember?: Remember; reason?: string } | { answer: string }
@@ -88,6 +90,7 @@ export function createActiveSlice(api: SliceApi): Slice<ActiveState, ActiveActio
 
     newChat() {
       creating ??= (async () => {
+        set({ creating: true })
         try {
           // An untouched chat is reused (the open one first) rather than piling up "New chat" rows.
           const open = get().transcript?.info
@@ -112,6 +115,7 @@ export function createActiveSlice(api: SliceApi): Slice<ActiveState, ActiveActio
           return null
         } finally {
           creating = null
+          set({ creating: false })
         }
       })()
       return creating
@@ -245,7 +249,7 @@ export function createActiveSlice(api: SliceApi): Slice<ActiveState, ActiveActio
   }
 
   return {
-    state: { transcript: null, loadingOlder: false, responding: {}, focus: null, sent: 0 },
+    state: { transcript: null, loadingOlder: false, responding: {}, focus: null, sent: 0, creating: false },
     actions,
   }
 }
