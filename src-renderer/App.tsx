@@ -23,8 +23,9 @@ export function App({ host, hasToken }: AppProps) {
   const dialog = useApp((s) => s.dialog)
   const hasSession = useApp((s) => s.transcript !== null)
   const history = panel === 'history' && hasSession
+  const sidebar = useApp((s) => s.sidebar)
   return (
-    <div className={`app${history ? ' with-panel' : ''}`}>
+    <div className={`app${history ? ' with-panel' : ''}${sidebar ? '' : ' no-sidebar'}`}>
       {/* The first stop of Tab: past the sidebar's chats, straight to the message box. */}
       <a
         className="skip-link"
@@ -36,7 +37,7 @@ export function App({ host, hasToken }: AppProps) {
       >
         Skip to the message box
       </a>
-      <Sidebar />
+      {sidebar && <Sidebar />}
       <main className="chat">
         <ConnectionBanner host={host} hasToken={hasToken} />
         <ChatHeader />

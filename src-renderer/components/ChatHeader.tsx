@@ -52,7 +52,10 @@ export function ChatHeader() {
   if (!hasSession || !info) {
     return (
       <header className="chat-header">
-        <h1 className="chat-title">New conversation</h1>
+        <div className="chat-heading">
+          <SidebarToggle />
+          <h1 className="chat-title">New conversation</h1>
+        </div>
       </header>
     )
   }
@@ -83,6 +86,7 @@ export function ChatHeader() {
   return (
     <header className="chat-header">
       <div className="chat-heading">
+        <SidebarToggle />
         {renaming ? (
           <form
             className="rename-form"
@@ -250,5 +254,23 @@ export function ChatHeader() {
         />
       )}
     </header>
+  )
+}
+
+/** Shows or hides the chat list (also Mod+Shift+S); it starts hidden in a narrow window. */
+function SidebarToggle() {
+  const open = useApp((s) => s.sidebar)
+  const { setSidebar } = useActions()
+  return (
+    <button
+      type="button"
+      className="icon-btn sidebar-toggle"
+      aria-label={open ? 'Hide the chat list' : 'Show the chat list'}
+      aria-pressed={open}
+      title={open ? 'Hide the chat list' : 'Show the chat list'}
+      onClick={() => setSidebar(!open)}
+    >
+      ☰
+    </button>
   )
 }

@@ -64,9 +64,11 @@ export function Composer() {
   const [draftFor, setDraftFor] = useState(sessionId)
   if (draftFor !== sessionId) {
     setDraftFor(sessionId)
-    const pending = draftOf(PENDING)
+    // Typed before any chat was shown (the app still opening one): it belongs to that chat too.
+    const pending = draftOf(PENDING) || (draftFor === null ? text : '')
     if (pending) {
       saveDraft(PENDING, '')
+      saveDraft(null, '')
       saveDraft(sessionId, pending)
       setTextState(pending)
     } else setTextState(draftOf(sessionId))

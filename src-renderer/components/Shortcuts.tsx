@@ -47,6 +47,9 @@ export function ShortcutKeys() {
         case 'history':
           actions.setPanel(state.panel === 'history' ? null : 'history')
           break
+        case 'sidebar':
+          actions.setSidebar(!state.sidebar)
+          break
         case 'settings':
           actions.setDialog('settings')
           break

@@ -4,7 +4,7 @@
  * belong to the browser.
  */
 export type ShortcutId =
-  'new' | 'search' | 'next' | 'prev' | 'composer' | 'stop' | 'history' | 'settings' | 'help'
+  'new' | 'search' | 'next' | 'prev' | 'composer' | 'stop' | 'history' | 'sidebar' | 'settings' | 'help'
 
 export interface Shortcut {
   id: ShortcutId
@@ -23,6 +23,7 @@ export const SHORTCUTS: Shortcut[] = [
   { id: 'composer', keys: '/', label: 'Focus the message box' },
   { id: 'stop', keys: 'Esc', label: 'Stop the running turn' },
   { id: 'history', keys: `${MOD}+Shift+H`, label: 'Show or hide history' },
+  { id: 'sidebar', keys: `${MOD}+Shift+S`, label: 'Show or hide the chat list' },
   { id: 'settings', keys: `${MOD}+,`, label: 'Settings' },
   { id: 'help', keys: `${MOD}+/`, label: 'This list of shortcuts' },
 ]
@@ -41,6 +42,7 @@ export function matchShortcut(e: KeyLike, target: EventTarget | null, mac = isMa
   if (mod && e.shiftKey && !e.altKey && key === 'o') return 'new'
   if (mod && !e.shiftKey && !e.altKey && key === 'k') return 'search'
   if (mod && e.shiftKey && !e.altKey && key === 'h') return 'history'
+  if (mod && e.shiftKey && !e.altKey && key === 's') return 'sidebar'
   if (mod && !e.shiftKey && !e.altKey && key === ',') return 'settings'
   if (mod && !e.altKey && (key === '/' || key === '?')) return 'help'
   if (e.altKey && !mod && !e.shiftKey && key === 'ArrowDown') return 'next'

@@ -21,7 +21,12 @@ export interface UiState {
   dialog: 'settings' | 'shortcuts' | null
   /** The Settings tab it opens on. */
   settingsTab: SettingsTab
+  /** Whether the chat list shows (collapsed at first in a narrow window). */
+  sidebar: boolean
 }
+
+/** Narrower than this, the chat list starts collapsed. */
+const NARROW_PX = 800
 
 export type SettingsTab = 'general' | 'providers' | 'mcp' | 'permissions' | 'data'
 
@@ -36,6 +41,7 @@ export interface UiActions {
   setDialog(dialog: UiState['dialog']): void
   /** Opens Settings on one tab (a fix-it link). */
   openSettings(tab: SettingsTab): void
+  setSidebar(open: boolean): void
 }
 
 export function createUiSlice(api: SliceApi): Slice<UiState, UiActions> {
@@ -50,6 +56,7 @@ export function createUiSlice(api: SliceApi): Slice<UiState, UiActions> {
       panel: null,
       dialog: null,
       settingsTab: 'general',
+      sidebar: typeof window === 'undefined' || window.innerWidth >= NARROW_PX,
     },
     actions: {
       dismissNotice() {
@@ -94,6 +101,10 @@ export function createUiSlice(api: SliceApi): Slice<UiState, UiActions> {
 
       openSettings(settingsTab) {
         set({ dialog: 'settings', settingsTab })
+      },
+
+      setSidebar(sidebar) {
+        set({ sidebar })
       },
     },
   }
