@@ -44,14 +44,15 @@ type ToolOutput = Extract<AiMessage, { role: 'tool' }>['content'][number] extend
  * elsewhere — never as base64 inside JSON, which a model would read as thousands of tokens.
  */
 function toolOutput(output: unknown, imagesOk: boolean): ToolOutput {
-  const images = (mcpBlocksOf(output)?.blocks ?? []).filter(
+  const mcp = mcpBlocksOf(output)
+  const images = (mcp?.blocks ?? []).filter(
     (b): b is Extract<McpBlock, { type: 'image' | 'audio' }> => b.type === 'image',
   )
-  if (imagesOk && images.length)
+  if (mcp && imagesOk && images.length)
     return {
       type: 'content',
       value: [
-        { type: 'text', text: mcpBlocksOf(output)!.content },
+        { type: 'text', text: mcp.content },
         ...images.map((b) => ({ type: 'image-data' as const, data: b.data, mediaType: b.mime_type })),
       ],
     }

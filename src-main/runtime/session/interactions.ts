@@ -53,22 +53,32 @@ export function open(
   turn_id: string,
   asks: Array<{ call: ToolCallPart; part: InteractionPart }>,
 ): InteractionRow[] {
-  const t = now()
   return asks.map(({ call, part }) => {
     call.status = 'pending_approval'
     call.interaction_id = part.interaction_id
     msg.parts.push(part)
-    return {
-      interaction_id: part.interaction_id,
-      session_id: ctx.id,
-      turn_id,
-      message_id: msg.message_id,
-      status: 'pending',
-      part,
-      created_at: t,
-      updated_at: t,
-    }
+    return pendingRow(ctx, msg, turn_id, part)
   })
+}
+
+/** The row of an interaction opened now in `msg`. */
+function pendingRow(
+  ctx: SessionContext,
+  msg: SessionMessage,
+  turn_id: string,
+  part: InteractionPart,
+): InteractionRow {
+  const t = now()
+  return {
+    interaction_id: part.interaction_id,
+    session_id: ctx.id,
+    turn_id,
+    message_id: msg.message_id,
+    status: 'pending',
+    part,
+    created_at: t,
+    updated_at: t,
+  }
 }
 
 type Settlement = Pick<InteractionPart, 'status'> &
@@ -190,19 +200,17 @@ function answerForm(
 ): { interaction_id: string; status: string; turn_id: string } {
   const status: InteractionPart['status'] =
     req.decision !== 'deny' ? 'answered' : req.reason === 'cancel' ? 'cancelled' : 'denied'
-  const updated: InteractionPart = {
-    ...rec.part,
+  // The call keeps running: settled with no change to it.
+  const { row, changed } = settle(msg, rec, {
     status,
     ...(status === 'answered' ? { answer: req.answer } : {}),
-  }
-  msg.parts = msg.parts.map((p) =>
-    p.type === 'interaction' && p.interaction_id === rec.interaction_id ? updated : p,
-  )
+    call: {},
+  })
   ctx.store.transaction(() => {
     log.update(msg)
-    ctx.store.saveInteraction({ ...rec, status, part: updated, updated_at: now() })
+    ctx.store.saveInteraction(row)
   })
-  log.publishPart(msg, updated)
+  log.publishPart(msg, changed[0]!)
   return { interaction_id: rec.interaction_id, status, turn_id: rec.turn_id }
 }
 
@@ -240,20 +248,10 @@ export function openLive(
   part: InteractionPart,
   signal: AbortSignal,
 ): Promise<InteractionPart> {
-  const t = now()
   msg.parts.push(part)
   ctx.store.transaction(() => {
     log.update(msg)
-    ctx.store.saveInteraction({
-      interaction_id: part.interaction_id,
-      session_id: ctx.id,
-      turn_id,
-      message_id: msg.message_id,
-      status: 'pending',
-      part,
-      created_at: t,
-      updated_at: t,
-    })
+    ctx.store.saveInteraction(pendingRow(ctx, msg, turn_id, part))
   })
   log.publishPart(msg, part)
   return new Promise<InteractionPart>((resolve, reject) => {
