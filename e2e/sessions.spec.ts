@@ -1,5 +1,3 @@
-import { mkdirSync } from 'node:fs'
-import { resolve } from 'node:path'
 import type { Page } from '@playwright/test'
 import { expect, openApp, seed, send, shape, sidebar, test, transcript } from './fixtures'
 
@@ -69,7 +67,7 @@ test.describe('sessions', () => {
 
     await selected.getByRole('button', { name: /^Remove / }).click()
     await sidebar(page).getByRole('button', { name: 'Remove', exact: true }).click()
-    await expect(items(page)).toHaveCount(1)
+    await expect(items(page)).toHaveCount(2)
     // The remaining chat opens.
     await expect(page.getByRole('article', { name: 'You' })).toHaveText('keep me')
   })
@@ -145,9 +143,15 @@ test.describe('sessions', () => {
     const results = sidebar(page).getByRole('region', { name: 'Search results' })
     // Titles do not contain the word: these are hits in message text, with snippets.
     const hits = results.getByRole('button')
-    await expect(results.getByRole('listitem')).toHaveCount(4)
-    await expect(results).toContainText('Storage engine notes')
-    await expect(results).toContainText('Release checklist')
+    // Grouped by chat: each chat's row, then its matching messages under it.
+    await expect(
+      results.getByRole('list', { name: 'Matches in Storage engine notes' }).getByRole('listitem'),
+    ).toHaveCount(2)
+    await expect(
+      results.getByRole('list', { name: 'Matches in Release checklist' }).getByRole('listitem'),
+    ).toHaveCount(2)
+    await expect(results.getByRole('button', { name: 'Release checklist, 2 messages' })).toBeVisible()
+    await expect(results).toContainText('4 messages in 2 chats')
     await expect(results.locator('mark').first()).toHaveText(/durability/i)
 
     const hit = hits.filter({ hasText: 'use write-ahead logging' }).first()
@@ -159,15 +163,34 @@ test.describe('sessions', () => {
       .filter({ hasText: 'Why does the checkpoint store use write-ahead logging' })
     await expect(target).toBeInViewport({ timeout: 15_000 })
 
-    const out = resolve(__dirname, '..', 'docs')
-    mkdirSync(out, { recursive: true })
-    await page.mouse.move(640, 790)
-    await page.screenshot({ path: resolve(out, 'screenshot-search.png'), animations: 'disabled' })
-
     await search.fill('no-such-word-anywhere')
-    await expect(results).toContainText('No message contains')
+    await expect(results).toContainText('No chat or message contains')
     await search.press('Escape')
     await expect(results).toHaveCount(0)
     await expect(items(page)).toHaveCount(2)
+  })
+
+  test('search matches chat titles and emoji', async ({ page, host }) => {
+    const trip = await host.rpc('sessions.create', { title: 'Lisbon trip' })
+    await seed(host, trip.session_id, ['pack the sunscreen'])
+    const party = await host.rpc('sessions.create', { title: 'Saturday' })
+    await seed(host, party.session_id, ['party🎉 at eight'])
+    await openApp(page, host)
+    const search = page.getByRole('searchbox', { name: 'Search messages' })
+    const results = sidebar(page).getByRole('region', { name: 'Search results' })
+
+    // A title hit: the chat's row says so and opens the chat; no message of it matches.
+    await search.fill('lisbon')
+    const chat = results.getByRole('button', { name: 'Lisbon trip (title matches), 0 messages' })
+    await expect(chat).toBeVisible()
+    await expect(chat.locator('mark')).toHaveText('Lisbon')
+    await chat.click()
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText('Lisbon trip')
+
+    // An emoji stuck to a word is found on its own.
+    await search.fill('🎉')
+    const list = results.getByRole('list', { name: 'Matches in Saturday' })
+    await expect(list.getByRole('listitem')).toHaveCount(2) // the prompt and the reply quoting it
+    await expect(list.locator('mark').first()).toHaveText('🎉')
   })
 })

@@ -228,10 +228,15 @@ export interface ModelOption {
   offline: boolean
 }
 
+/**
+ * One search result: a chat whose title matches (`match: 'title'`, no message, listed first), or
+ * a message (`match: 'message'`, with a snippet around the first matching word).
+ */
 export interface SearchHit {
   session_id: string
   session_title: string
-  message_id: string
+  match: 'title' | 'message'
+  message_id: string | null
   snippet: string
   created_at: number
 }

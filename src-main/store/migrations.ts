@@ -135,4 +135,21 @@ export const migrations: Array<{ version: number; name: string; sql: string }> =
       );
     `,
   },
+  {
+    version: 3,
+    name: 'search finds emoji',
+    sql: `
+      -- unicode61 splits on symbols, so an emoji was never a word. The index now keeps symbols
+      -- (So) as words too; its text has a space put around each symbol first (indexText), so
+      -- "party🎉" is the two words "party" and "🎉". The old index is dropped and every message
+      -- indexed again in the background, in small chunks (fts_live_from / fts_indexed_upto are
+      -- set again on open, as for a database from before write-time indexing).
+      DROP TABLE messages_fts;
+      CREATE VIRTUAL TABLE messages_fts USING fts5(
+        text, content = '', contentless_delete = 1, detail = none,
+        tokenize = "unicode61 remove_diacritics 2 categories 'L* N* Co So'"
+      );
+      DELETE FROM settings WHERE key IN ('fts_live_from', 'fts_indexed_upto');
+    `,
+  },
 ]

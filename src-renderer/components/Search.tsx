@@ -1,4 +1,5 @@
 import { useEffect } from 'react'
+import type { SearchHit } from '../../src-shared/types'
 import { useActions, useApp } from '../state/hooks'
 import { SearchIcon } from './Icons'
 
@@ -48,15 +49,47 @@ function plain(snippet: string): string {
     .replace(/\s+/g, ' ')
 }
 
-/** Marks the query's words inside a snippet. */
+/** Marks the query's words inside a snippet (the words as search splits them, emoji included). */
 function Highlighted({ text, query }: { text: string; query: string }) {
-  const terms = query
-    .split(/[^\p{L}\p{N}_]+/u)
-    .filter(Boolean)
-    .map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+  const terms = (query.match(/[\p{L}\p{N}\p{Co}]+|\p{So}/gu) ?? []).map((t) =>
+    t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+  )
   if (terms.length === 0) return <>{text}</>
   const re = new RegExp(`(${terms.join('|')})`, 'giu')
   return <>{text.split(re).map((piece, i) => (i % 2 === 1 ? <mark key={i}>{piece}</mark> : piece))}</>
+}
+
+/** Hits grouped by chat, in the order the chats first appear (titles first, then newest messages). */
+interface HitGroup {
+  session_id: string
+  title: string
+  title_match: boolean
+  messages: SearchHit[]
+}
+
+function groupByChat(hits: SearchHit[]): HitGroup[] {
+  const groups = new Map<string, HitGroup>()
+  for (const h of hits) {
+    let g = groups.get(h.session_id)
+    if (!g) {
+      g = { session_id: h.session_id, title: h.session_title, title_match: false, messages: [] }
+      groups.set(h.session_id, g)
+    }
+    if (h.match === 'title') g.title_match = true
+    else g.messages.push(h)
+  }
+  return [...groups.values()]
+}
+
+/** Arrow keys move through every hit button in order; up from the first goes back to the field. */
+function moveFocus(e: React.KeyboardEvent<HTMLButtonElement>) {
+  if (e.key !== 'ArrowDown' && e.key !== 'ArrowUp') return
+  e.preventDefault()
+  const all = [...document.querySelectorAll<HTMLElement>('.search-results .search-hit')]
+  const i = all.indexOf(e.currentTarget)
+  const next = all[e.key === 'ArrowDown' ? i + 1 : i - 1]
+  if (next) next.focus()
+  else if (e.key === 'ArrowUp') document.querySelector<HTMLElement>('.search-input')?.focus()
 }
 
 /**
@@ -75,49 +108,65 @@ export function IndexProgress() {
   )
 }
 
-/** Hits with their snippets; opening one scrolls its session to the message. */
+/** Hits grouped by chat; a chat's header opens it, a message hit scrolls its chat to the message. */
 export function SearchResults() {
   const { query, hits, loading } = useApp((s) => s.search)
-  const { openAt, clearSearch } = useActions()
+  const { openAt, openSession, clearSearch } = useActions()
   const focused = useApp((s) => s.focus?.message_id ?? null)
+  const openId = useApp((s) => s.transcript?.session_id ?? null)
+  const groups = hits ? groupByChat(hits) : []
+  const messageCount = hits ? hits.filter((h) => h.match === 'message').length : 0
   return (
     <section className="search-results" aria-label="Search results" aria-busy={loading}>
       <div className="search-summary">
-        {hits === null ? 'Searching…' : `${hits.length} ${hits.length === 1 ? 'match' : 'matches'}`}
+        {hits === null
+          ? 'Searching…'
+          : `${messageCount} ${messageCount === 1 ? 'message' : 'messages'} in ${groups.length} ${groups.length === 1 ? 'chat' : 'chats'}`}
         <button type="button" className="btn btn-small btn-ghost" onClick={clearSearch}>
           Clear
         </button>
       </div>
       <IndexProgress />
-      {hits && hits.length === 0 && <p className="sidebar-empty">No message contains “{query.trim()}”.</p>}
-      {hits && hits.length > 0 && (
-        <ul className="hit-list">
-          {hits.map((h) => (
-            <li key={`${h.session_id}:${h.message_id}`}>
+      {hits && hits.length === 0 && (
+        <p className="sidebar-empty">No chat or message contains “{query.trim()}”.</p>
+      )}
+      {groups.length > 0 && (
+        <ul className="hit-groups">
+          {groups.map((g) => (
+            <li key={g.session_id} className="hit-group">
               <button
                 type="button"
-                className="search-hit"
-                aria-current={focused === h.message_id ? 'true' : undefined}
-                onClick={() => void openAt(h.session_id, h.message_id)}
-                onKeyDown={(e) => {
-                  const li = e.currentTarget.parentElement
-                  if (e.key === 'ArrowDown') {
-                    e.preventDefault()
-                    li?.nextElementSibling?.querySelector<HTMLElement>('button')?.focus()
-                  } else if (e.key === 'ArrowUp') {
-                    e.preventDefault()
-                    const prev = li?.previousElementSibling?.querySelector<HTMLElement>('button')
-                    if (prev) prev.focus()
-                    else document.querySelector<HTMLElement>('.search-input')?.focus()
-                  }
-                }}
+                className="search-hit hit-chat"
+                aria-current={openId === g.session_id && !focused ? 'true' : undefined}
+                aria-label={`${g.title}${g.title_match ? ' (title matches)' : ''}, ${g.messages.length} ${g.messages.length === 1 ? 'message' : 'messages'}`}
+                onClick={() => void openSession(g.session_id)}
+                onKeyDown={moveFocus}
               >
-                <span className="hit-title">{h.session_title}</span>
-                <span className="hit-snippet">
-                  <Highlighted text={plain(h.snippet)} query={query} />
+                <span className="hit-title">
+                  {g.title_match ? <Highlighted text={g.title} query={query} /> : g.title}
                 </span>
-                <span className="hit-time">{new Date(h.created_at).toLocaleString()}</span>
+                <span className="hit-count">{g.messages.length > 0 ? g.messages.length : 'title'}</span>
               </button>
+              {g.messages.length > 0 && (
+                <ul className="hit-list" aria-label={`Matches in ${g.title}`}>
+                  {g.messages.map((h) => (
+                    <li key={h.message_id}>
+                      <button
+                        type="button"
+                        className="search-hit"
+                        aria-current={focused === h.message_id ? 'true' : undefined}
+                        onClick={() => h.message_id && void openAt(h.session_id, h.message_id)}
+                        onKeyDown={moveFocus}
+                      >
+                        <span className="hit-snippet">
+                          <Highlighted text={plain(h.snippet)} query={query} />
+                        </span>
+                        <span className="hit-time">{new Date(h.created_at).toLocaleString()}</span>
+                      </button>
+                    </li>
+                  ))}
+                </ul>
+              )}
             </li>
           ))}
         </ul>

@@ -179,3 +179,8 @@ export function writeMessages(
       })
   })
 }
+
+/** Search, keeping only the message hits (a chat whose title matches is a hit too). */
+export async function messageHits(rt: Runtime, query: string, opts?: { limit?: number }) {
+  return (await rt.sessions.search(query, opts)).filter((h) => h.match === 'message')
+}

@@ -3,7 +3,7 @@ import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { openRuntime } from '../../src-main/runtime'
-import { eventually, sqliteRuntime, tempDir, textOf, writeMessages } from './helpers'
+import { eventually, messageHits, sqliteRuntime, tempDir, textOf, writeMessages } from './helpers'
 
 describe('the full-text index', () => {
   it('is current at write time: a reply is found the moment it is written, with no catch-up', async () => {
@@ -13,11 +13,11 @@ describe('the full-text index', () => {
       await s.prompt({ query: 'the word zanzibar appears here' })
     ).finished
     expect(rt.searchIndex()).toMatchObject({ done: true })
-    const hits = await rt.sessions.search('zanzibar')
+    const hits = await messageHits(rt, 'zanzibar')
     expect(hits.length).toBe(2) // the prompt and the reply quoting it
     // Removed from the index when its session is cleared (the row stays for forks).
     await rt.sessions.clear_messages(s.session_id)
-    expect(await rt.sessions.search('zanzibar')).toEqual([])
+    expect(await messageHits(rt, 'zanzibar')).toEqual([])
   })
 
   it('indexes the backlog of an older database in the background, in chunks, and search works meanwhile', async () => {
@@ -34,12 +34,12 @@ describe('the full-text index', () => {
     const rt = openRuntime({ dataDir: dir, log: () => {} })
     try {
       // Search answers at once (from what is indexed so far); the backlog fills in by itself.
-      await rt.sessions.search('quokka')
+      await messageHits(rt, 'quokka')
       await eventually(() => rt.searchIndex().done, 'the backlog to be indexed')
       const { indexed_upto, total } = rt.searchIndex()
       expect(indexed_upto).toBe(total)
       expect(total).toBeGreaterThanOrEqual(60)
-      expect((await rt.sessions.search('quokka', { limit: 200 })).length).toBe(60)
+      expect((await messageHits(rt, 'quokka', { limit: 200 })).length).toBe(60)
       // New messages are indexed at write time, past the backlog.
       await (
         await (await rt.sessions.get(s.session_id)).prompt({ query: 'fresh wombat' })
@@ -49,7 +49,7 @@ describe('the full-text index', () => {
         fresh.map((m) => textOf(m).includes('wombat')),
         JSON.stringify(fresh.map(textOf)),
       ).toEqual([true, true])
-      expect((await rt.sessions.search('wombat')).length).toBe(2)
+      expect((await messageHits(rt, 'wombat')).length).toBe(2)
     } finally {
       await rt.close()
     }
@@ -65,26 +65,93 @@ describe('search queries', () => {
         await s.prompt({ query: q })
       ).finished
     // Half a word: every word it starts (each prompt and the reply quoting it), newest first.
-    const typed = await rt.sessions.search('capyb', { limit: 50 })
+    const typed = await messageHits(rt, 'capyb', { limit: 50 })
     expect(typed.length).toBe(6)
     expect(typed[0]!.snippet).toMatch(/capybaras/)
     // A whole word with matches enough for the page: only those (no prefix query at all).
-    const whole = await rt.sessions.search('capybara', { limit: 2 })
+    const whole = await messageHits(rt, 'capybara', { limit: 2 })
     expect(whole.map((h) => /capybara\b/i.test(h.snippet))).toEqual([true, true])
     // Too few whole-word matches: the prefix tops the page up, newest first ("capybaras", not
     // "capybarine", which "capybara" does not start).
-    const topped = await rt.sessions.search('capybara', { limit: 50 })
+    const topped = await messageHits(rt, 'capybara', { limit: 50 })
     expect(topped.map((h) => h.message_id)).toEqual(
       typed.filter((h) => !/capybarine/.test(h.snippet)).map((h) => h.message_id),
     )
     expect(topped.length).toBe(4)
     // Several words, the last half typed: the whole ones and the words the last one starts.
     // (The first prompt, and the three replies, which all say "the"; not the other prompts.)
-    const two = await rt.sessions.search('the capyb', { limit: 50 })
+    const two = await messageHits(rt, 'the capyb', { limit: 50 })
     expect(two.length).toBe(4)
     const ids = new Set(typed.map((h) => h.message_id))
     expect(two.every((h) => ids.has(h.message_id))).toBe(true)
     await rt.close()
+  })
+})
+
+describe('titles and emoji', () => {
+  it('lists the chats whose title matches first, then the messages, each hit saying which it is', async () => {
+    const rt = sqliteRuntime()
+    const trip = await rt.sessions.create({ title: 'Lisbon trip plan' })
+    await (
+      await trip.prompt({ query: 'pack sunscreen' })
+    ).finished
+    const other = await rt.sessions.create({ title: 'Groceries' })
+    await (
+      await other.prompt({ query: 'a trip to the market' })
+    ).finished
+    const hits = await rt.sessions.search('trip', { limit: 50 })
+    expect(hits[0]).toMatchObject({ match: 'title', session_id: trip.session_id, message_id: null })
+    expect(hits.slice(1).every((h) => h.match === 'message' && h.session_id === other.session_id)).toBe(true)
+    expect(hits.length).toBe(3) // the title, the prompt and the reply quoting it
+    // Every word must be in the title, folded like the index (case, diacritics).
+    expect((await rt.sessions.search('LISBÓN plan')).filter((h) => h.match === 'title')).toHaveLength(1)
+    expect((await rt.sessions.search('lisbon market')).filter((h) => h.match === 'title')).toHaveLength(0)
+  })
+
+  it('finds an emoji, alone or stuck to a word, and the word beside it still matches', async () => {
+    const rt = sqliteRuntime()
+    const s = await rt.sessions.create()
+    await (
+      await s.prompt({ query: 'party🎉 tonight' })
+    ).finished
+    await (
+      await s.prompt({ query: 'thumbs 👍🏽 up' })
+    ).finished
+    const party = await messageHits(rt, '🎉')
+    expect(party.length).toBe(2)
+    expect(party.every((h) => h.snippet.includes('party🎉'))).toBe(true)
+    expect((await messageHits(rt, 'party')).length).toBe(2)
+    // A skin tone is a modifier of the emoji, not a word of its own: 👍 finds 👍🏽, and back.
+    expect((await messageHits(rt, '👍')).length).toBe(2)
+    expect((await messageHits(rt, '👍🏽')).length).toBe(2)
+    expect(await messageHits(rt, '🍕')).toEqual([])
+  })
+
+  it('an index from before emoji search (schema 2) is rebuilt in the background on upgrade', async () => {
+    const dir = tempDir()
+    const first = openRuntime({ dataDir: dir, log: () => {} })
+    const s = await first.sessions.create()
+    await (
+      await s.prompt({ query: 'rocket 🚀 launch' })
+    ).finished
+    await first.close()
+    // Back to schema 2: the index of that version (symbols were separators), fully indexed.
+    const db = new Database(join(dir, 'arbor.db'))
+    db.exec(`DROP TABLE messages_fts;
+      CREATE VIRTUAL TABLE messages_fts USING fts5(text, content = '', contentless_delete = 1, detail = none,
+        tokenize = 'unicode61 remove_diacritics 2');
+      INSERT INTO messages_fts(rowid, text) SELECT id, 'rocket 🚀 launch' FROM messages;
+      PRAGMA user_version = 2;`)
+    db.close()
+    const rt = openRuntime({ dataDir: dir, log: () => {} })
+    try {
+      await eventually(() => rt.searchIndex().done, 'the index to be rebuilt')
+      expect(rt.searchIndex().total).toBeGreaterThanOrEqual(2)
+      expect((await messageHits(rt, '🚀')).length).toBe(2)
+      expect((await messageHits(rt, 'launch')).length).toBe(2)
+    } finally {
+      await rt.close()
+    }
   })
 })
 
@@ -109,7 +176,7 @@ describe('indexing progress', () => {
       expect(seen.at(-1)).toEqual({ indexed_upto: 2000, total: 2000, done: true })
       for (let i = 1; i < seen.length; i++)
         expect(seen[i]!.indexed_upto).toBeGreaterThan(seen[i - 1]!.indexed_upto)
-      expect((await rt.sessions.search('"message 1999" numbats', { limit: 10 })).length).toBe(1)
+      expect((await messageHits(rt, '"message 1999" numbats', { limit: 10 })).length).toBe(1)
     } finally {
       await rt.close()
     }
@@ -127,7 +194,7 @@ describe('search off the event loop', () => {
     await (
       await s.prompt({ query: 'capybara on a thread' })
     ).finished
-    const hits = await rt.sessions.search('capybara')
+    const hits = await messageHits(rt, 'capybara')
     expect(hits.map((h) => h.session_title)).toEqual(['worker', 'worker'])
     // The worker answers while the main thread is busy elsewhere (it is a different thread).
     const both = await Promise.all([rt.sessions.search('thread'), rt.sessions.search('capybara')])
@@ -144,7 +211,7 @@ describe('search off the event loop', () => {
     await (
       await s.prompt({ query: 'axolotl' })
     ).finished
-    expect((await rt.sessions.search('axolotl')).length).toBe(2)
+    expect((await messageHits(rt, 'axolotl')).length).toBe(2)
     expect(logs.some((l) => l.includes('the search worker stopped'))).toBe(true)
   })
 })

@@ -5,7 +5,7 @@ import { inTransaction, type Db, type Row } from './db'
 import type { Lineage, Segment } from './lineage'
 import type { SessionRows } from './session-rows'
 import { json, toMessage } from './rows'
-import { messageText, prepareSearch } from './search'
+import { indexText, messageText, prepareSearch } from './search'
 
 /** The messages table, read across fork lineages, and its FTS5 index. */
 export function sqliteMessageLog(
@@ -88,7 +88,7 @@ export function sqliteMessageLog(
     if (status === 'streaming') return
     if (!fresh) stmts.ftsDelete.run(id)
     const text = messageText(parts)
-    if (text) stmts.ftsInsert.run(id, text)
+    if (text) stmts.ftsInsert.run(id, indexText(text))
   }
 
   /** One transaction per message: take the next seq (bumping the session's), insert the row. */

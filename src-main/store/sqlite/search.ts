@@ -4,8 +4,25 @@ import { toMessage } from './rows'
 
 /** How many of the newest matches a search looks at before it filters (removed, cleared) and cuts. */
 const SEARCH_CANDIDATES = 2000
+/** How many chats whose title matches are listed (before the messages). */
+const TITLE_HITS = 20
 /** How many of the words a half-typed last word starts are searched for. */
 const PREFIX_WORDS = 64
+
+/** Symbols (emoji and the like) are words of their own in the index (migration 3). */
+const SYMBOL = /\p{So}/gu
+/** The query's words as the index splits text: runs of letters and digits, and each symbol. */
+const WORD = /[\p{L}\p{N}\p{Co}]+|\p{So}/gu
+
+/** The query's words (at most 16), in the order typed. */
+export function searchTerms(query: string): string[] {
+  return (query.match(WORD) ?? []).slice(0, 16)
+}
+
+/** The text the index is given for a message: a space around each symbol, so "party🎉" is two words. */
+export function indexText(text: string): string {
+  return text.replace(SYMBOL, ' $& ')
+}
 
 /** A word as the index keeps it (unicode61, remove_diacritics 2): lower case, no diacritics. */
 function fold(word: string): string {
@@ -30,14 +47,34 @@ export function prepareSearch(db: Db): (query: string, limit: number) => SearchH
   const startingWith = db
     .prepare(`SELECT term FROM temp.messages_vocab WHERE term >= ? AND term < ? LIMIT ${PREFIX_WORDS}`)
     .pluck()
+  // Titles are few (one per chat) and short: read them all and match in JS, folded like the index.
+  const titles = db.prepare(
+    'SELECT session_id, title, updated_at FROM sessions WHERE removed = 0 ORDER BY updated_at DESC',
+  )
+  const titleHits = (terms: string[]): SearchHit[] => {
+    const words = terms.map(fold)
+    const hits: SearchHit[] = []
+    for (const r of titles.iterate() as Iterable<Row>) {
+      const title = r.title as string
+      const folded = fold(title)
+      if (!words.every((w) => folded.includes(w))) continue
+      hits.push({
+        session_id: r.session_id as string,
+        session_title: title,
+        match: 'title',
+        message_id: null,
+        snippet: title,
+        created_at: r.updated_at as number,
+      })
+      if (hits.length >= TITLE_HITS) break
+    }
+    return hits
+  }
   /** The newest `limit` visible matches of one FTS5 query, newest first (by row id). */
   const run = (match: string, limit: number) =>
     (stmt.all(match, limit) as Row[]).map((r) => ({ id: r.id as number, row: r }))
   return (query, limit) => {
-    const terms = query
-      .split(/[^\p{L}\p{N}_]+/u)
-      .filter(Boolean)
-      .slice(0, 16)
+    const terms = searchTerms(query)
     if (terms.length === 0) return []
     // Whole words first: each is one doclist, walked newest first and cut at the candidates.
     // Only if that finds too few is the last word also taken as a prefix (the user may still
@@ -57,16 +94,18 @@ export function prepareSearch(db: Db): (query: string, limit: number) => SearchH
         found = [...found, ...more.filter((f) => !seen.has(f.id))].sort((x, y) => y.id - x.id).slice(0, limit)
       }
     }
-    return found.map(({ row }) => {
+    const messages = found.map(({ row }): SearchHit => {
       const m = toMessage(row)
       return {
         session_id: m.session_id,
         session_title: row.session_title as string,
+        match: 'message',
         message_id: m.message_id,
         snippet: snippet(messageText(m.parts), terms),
         created_at: m.created_at,
       }
     })
+    return [...titleHits(terms), ...messages]
   }
 }
 
