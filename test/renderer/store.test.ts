@@ -301,7 +301,16 @@ describe('app store', () => {
     host.on('sessions.search', ({ query }) =>
       query === 'slow'
         ? new Promise((ok) => (answer = ok)).then(() => [])
-        : [{ session_id: SID, session_title: 'T', match: 'message' as const, message_id: 'm1', snippet: 'fast hit', created_at: 1 }],
+        : [
+            {
+              session_id: SID,
+              session_title: 'T',
+              match: 'message' as const,
+              message_id: 'm1',
+              snippet: 'fast hit',
+              created_at: 1,
+            },
+          ],
     )
     app.actions.setQuery('slow')
     const slow = app.actions.search('slow')
@@ -311,7 +320,16 @@ describe('app store', () => {
     await slow
     expect(state().search).toEqual({
       query: 'fast',
-      hits: [{ session_id: SID, session_title: 'T', match: 'message' as const, message_id: 'm1', snippet: 'fast hit', created_at: 1 }],
+      hits: [
+        {
+          session_id: SID,
+          session_title: 'T',
+          match: 'message' as const,
+          message_id: 'm1',
+          snippet: 'fast hit',
+          created_at: 1,
+        },
+      ],
       loading: false,
     })
     app.actions.clearSearch()
