@@ -169,6 +169,7 @@ export const schemas = {
       .strictObject({
         workspace: z.string().min(1).max(4096).optional(),
         variables: z.record(z.string().max(200), z.string().max(10_000)).optional(),
+        instructions: z.string().max(20_000).optional(),
       })
       .optional(),
     plugins: z.array(z.string().min(1).max(200)).max(100).optional(),

@@ -128,6 +128,10 @@ export interface SessionMessage {
   updated_at: number
   /** For error messages: the stable code. */
   error_code?: string
+  /** For an assistant reply: the model that wrote it (its id). */
+  model?: string
+  /** For an assistant reply: what its model request cost. */
+  usage?: TokenUsage
 }
 
 export type SecurityMode = z.infer<typeof security>
@@ -154,6 +158,14 @@ export interface ForkLineage {
 export interface SessionEnv {
   workspace?: string
   variables?: Record<string, string>
+  /** The chat's own instructions (a system prompt of its own), given to the model before anything else. */
+  instructions?: string
+}
+
+/** Tokens one model request took in and gave out, as the provider counted them. */
+export interface TokenUsage {
+  input_tokens: number
+  output_tokens: number
 }
 
 export interface SessionInfo {
@@ -226,6 +238,8 @@ export interface ModelOption {
   id: string
   label: string
   offline: boolean
+  /** Tokens the model takes in, when known. */
+  context_window?: number
 }
 
 /**

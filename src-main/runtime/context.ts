@@ -70,12 +70,16 @@ export function systemPrompt(opts: {
   tools: Tool[]
   security: string
   variables?: Record<string, string>
+  /** The chat's own instructions: first, so they frame everything after them. */
+  instructions?: string
 }) {
   const tools = opts.tools
     .map((t) => `- ${t.name}${t.read_only ? ' (read-only)' : ''}: ${t.description}`)
     .join('\n')
   const vars = Object.keys(opts.variables ?? {})
+  const own = opts.instructions?.trim()
   return [
+    own ? `Instructions for this chat, from the user:\n${own}` : '',
     'You are the assistant inside Arbor, a desktop app for working with agents.',
     `Your workspace folder is ${opts.workspace}; tools can only touch files inside it.`,
     `Approval mode: ${opts.security}. Tool calls may need the user's approval; a denial is final for that call.`,

@@ -152,4 +152,12 @@ export const migrations: Array<{ version: number; name: string; sql: string }> =
       DELETE FROM settings WHERE key IN ('fts_live_from', 'fts_indexed_upto');
     `,
   },
+  {
+    version: 4,
+    name: 'model and token usage per reply',
+    sql: `
+      -- JSON {model?, usage?} of an assistant reply; NULL for every other message.
+      ALTER TABLE messages ADD COLUMN meta TEXT;
+    `,
+  },
 ]

@@ -2,14 +2,16 @@ import { useEffect, useRef, useState } from 'react'
 import type { ModelOption, SecurityMode } from '../../src-shared/types'
 import { SECURITY_LABELS, useActions, useApp } from '../state/hooks'
 import { BranchIcon } from './Icons'
+import { InstructionsDialog } from './Instructions'
 import { McpChatDialog } from './McpChat'
 import { Confirm } from './Modal'
 import { StateBadge } from './StateBadge'
+import { ContextMeter } from './Usage'
 
 const MODES = Object.keys(SECURITY_LABELS) as SecurityMode[]
 const NO_MODELS: ModelOption[] = []
 
-type Pending = 'clear' | 'remove' | 'mcp' | null
+type Pending = 'clear' | 'remove' | 'mcp' | 'instructions' | null
 
 /**
  * The open session: its title (rename in place), fork lineage, model and approval mode (both
@@ -119,6 +121,16 @@ export function ChatHeader() {
         )}
         <StateBadge state={info.state} />
         {info.archived && <span className="badge">Archived</span>}
+        {info.env.instructions && (
+          <button
+            type="button"
+            className="badge badge-button"
+            title={info.env.instructions}
+            onClick={() => setConfirm('instructions')}
+          >
+            Instructions
+          </button>
+        )}
         {info.parent && (
           <button
             type="button"
@@ -132,6 +144,7 @@ export function ChatHeader() {
         )}
       </div>
       <div className="chat-meta">
+        <ContextMeter model={info.model} />
         <label className="meta-item">
           <span className="meta-label">Model</span>
           <select
@@ -222,6 +235,7 @@ export function ChatHeader() {
             >
               {item('Rename', startRename)}
               {item('Fork this chat', () => void actions.fork({}))}
+              {item('Instructions…', () => setConfirm('instructions'), { disabled: info.archived })}
               {item('MCP servers…', () => setConfirm('mcp'), { disabled: info.archived })}
               {item('Clear messages…', () => setConfirm('clear'), { disabled: busy || info.archived })}
               {info.archived
@@ -232,6 +246,9 @@ export function ChatHeader() {
           )}
         </div>
       </div>
+      {confirm === 'instructions' && (
+        <InstructionsDialog current={info.env.instructions ?? ''} onClose={() => setConfirm(null)} />
+      )}
       {confirm === 'mcp' && <McpChatDialog plugins={info.plugins} onClose={() => setConfirm(null)} />}
       {confirm === 'clear' && (
         <Confirm

@@ -4,6 +4,7 @@ import { useActions } from '../state/hooks'
 import { InteractionLine } from './InteractionLine'
 import { Markdown } from './Markdown'
 import { MessageActions, UserMessage } from './MessageActions'
+import { ReplyMeta } from './Usage'
 import { ToolCallCard } from './ToolCallCard'
 
 const ROLE_NAMES: Record<SessionMessage['role'], string> = {
@@ -120,6 +121,7 @@ export const MessageView = memo(function MessageView({ message }: { message: Ses
   return (
     <div className={`msg-wrap wrap-${message.role} wrap-${message.kind}`}>
       <MessageBody message={message} />
+      {message.role === 'assistant' && message.status !== 'streaming' && <ReplyMeta message={message} />}
       {message.status !== 'streaming' && <MessageActions message={message} />}
     </div>
   )

@@ -141,6 +141,7 @@ describe('titles and emoji', () => {
       CREATE VIRTUAL TABLE messages_fts USING fts5(text, content = '', contentless_delete = 1, detail = none,
         tokenize = 'unicode61 remove_diacritics 2');
       INSERT INTO messages_fts(rowid, text) SELECT id, 'rocket 🚀 launch' FROM messages;
+      ALTER TABLE messages DROP COLUMN meta;
       PRAGMA user_version = 2;`)
     db.close()
     const rt = openRuntime({ dataDir: dir, log: () => {} })

@@ -167,8 +167,17 @@ function planSet(ctx: SessionContext, row: SessionRow, p: SetChanges): CommandPl
     actions.push(`Approval mode changed to ${securityLabel(p.security)}`)
   }
   if (p.env !== undefined) {
-    patch.env = { ...row.env, ...p.env }
-    actions.push(`Environment updated${p.env.workspace ? `: workspace ${p.env.workspace}` : ''}`)
+    const { instructions, ...rest } = p.env
+    patch.env = { ...row.env, ...rest }
+    // Kept trimmed; empty instructions are none: the key goes, so the prompt has no empty section.
+    if (instructions?.trim()) patch.env.instructions = instructions.trim()
+    else if (instructions !== undefined) delete patch.env.instructions
+    if (instructions !== undefined && instructions.trim() !== (row.env.instructions ?? '').trim())
+      actions.push(
+        instructions.trim() ? 'Instructions for this chat updated' : 'Instructions for this chat removed',
+      )
+    if (Object.keys(rest).length)
+      actions.push(`Environment updated${p.env.workspace ? `: workspace ${p.env.workspace}` : ''}`)
   }
   if (p.plugins !== undefined) {
     patch.plugins = p.plugins

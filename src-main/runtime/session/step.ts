@@ -36,6 +36,7 @@ export async function runStep(
     tools: list,
     security: row.security,
     ...(row.env.variables ? { variables: row.env.variables } : {}),
+    ...(row.env.instructions ? { instructions: row.env.instructions } : {}),
   })
   const messages = ctx.deps.contexts.build(row, a.turn.turn_id, budgetFor(model))
   a.lastRequest = { system, message_count: messages.length, tools: list.map((t) => t.name) }
@@ -54,6 +55,7 @@ export async function runStep(
         status: 'streaming',
         parts,
         turn_id: a.turn.turn_id,
+        model: model.id,
       })
       a.streaming = m
       return m
@@ -84,6 +86,8 @@ export async function runStep(
               if (ev.usage) {
                 a.turn.input_tokens += ev.usage.input_tokens
                 a.turn.output_tokens += ev.usage.output_tokens
+                // The reply's own cost, shown on it (saved with the step's commit).
+                if (writer.message) writer.message.usage = { ...ev.usage }
               }
               break
           }

@@ -127,6 +127,7 @@ export async function systemView(ctx: SessionContext, tools: ToolBox): Promise<S
       tools: list,
       security: row.security,
       ...(row.env.variables ? { variables: row.env.variables } : {}),
+      ...(row.env.instructions ? { instructions: row.env.instructions } : {}),
     }),
     tools: list.map((t) => ({ name: t.name, description: t.description, read_only: t.read_only })),
     workspace,

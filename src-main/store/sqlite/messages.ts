@@ -4,7 +4,7 @@ import type { MessageLog, SettingsStore } from '../types'
 import { inTransaction, type Db, type Row } from './db'
 import type { Lineage, Segment } from './lineage'
 import type { SessionRows } from './session-rows'
-import { json, toMessage } from './rows'
+import { json, metaOf, toMessage } from './rows'
 import { indexText, messageText, prepareSearch } from './search'
 
 /** The messages table, read across fork lineages, and its FTS5 index. */
@@ -21,10 +21,10 @@ export function sqliteMessageLog(
     ).pluck(),
     insertMessage:
       p(`INSERT INTO messages (session_id, seq, message_id, role, kind, status, turn_id, revision,
-        created_at, updated_at, error_code, parts) VALUES (@session_id, @seq, @message_id, @role, @kind, @status,
-        @turn_id, @revision, @created_at, @updated_at, @error_code, @parts)`),
+        created_at, updated_at, error_code, parts, meta) VALUES (@session_id, @seq, @message_id, @role, @kind, @status,
+        @turn_id, @revision, @created_at, @updated_at, @error_code, @parts, @meta)`),
     updateMessage: p(`UPDATE messages SET status = @status, revision = @revision, updated_at = @updated_at,
-        error_code = @error_code, parts = @parts WHERE message_id = @message_id RETURNING id`).pluck(),
+        error_code = @error_code, parts = @parts, meta = @meta WHERE message_id = @message_id RETURNING id`).pluck(),
     maxId: p('SELECT COALESCE(MAX(id), 0) FROM messages').pluck(),
     getMessage: p('SELECT * FROM messages WHERE message_id = ?'),
     pageMessages: p(`SELECT * FROM messages WHERE session_id = ? AND seq > ? AND seq <= ? AND seq < ?
@@ -102,6 +102,7 @@ export function sqliteMessageLog(
       turn_id: message.turn_id ?? null,
       error_code: message.error_code ?? null,
       parts: json(message.parts),
+      meta: metaOf(message),
     })
     index(Number(info.lastInsertRowid), message.status, message.parts, true)
     return { ...message, seq }
@@ -115,6 +116,7 @@ export function sqliteMessageLog(
       updated_at: message.updated_at,
       error_code: message.error_code ?? null,
       parts: json(message.parts),
+      meta: metaOf(message),
     }) as number | undefined
     if (id !== undefined) index(id, message.status, message.parts)
     lineage.forgetRows(message.session_id)

@@ -73,7 +73,18 @@ export function toMessage(r: Row): SessionMessage {
   }
   if (r.turn_id) m.turn_id = r.turn_id as string
   if (r.error_code) m.error_code = r.error_code as string
+  if (r.meta) {
+    const meta = JSON.parse(r.meta as string) as Pick<SessionMessage, 'model' | 'usage'>
+    if (meta.model) m.model = meta.model
+    if (meta.usage) m.usage = meta.usage
+  }
   return m
+}
+
+/** The `meta` column of a message: its model and usage (a reply's), or NULL. */
+export function metaOf(m: Pick<SessionMessage, 'model' | 'usage'>): string | null {
+  if (m.model === undefined && m.usage === undefined) return null
+  return JSON.stringify({ model: m.model, usage: m.usage })
 }
 
 export function toCommand(r: Row): CommandRow {

@@ -37,6 +37,8 @@ export interface ActiveActions {
   setModel(model: string): Promise<void>
   /** Which MCP servers this chat uses (server ids). */
   setPlugins(plugins: string[]): Promise<void>
+  /** The chat's own instructions (its system prompt); empty removes them. */
+  setInstructions(instructions: string): Promise<void>
   loadOlder(): Promise<void>
   /** Sends a steering note to the running turn of the open session. */
   steer(text: string): Promise<boolean>
@@ -159,6 +161,9 @@ export function createActiveSlice(api: SliceApi): Slice<ActiveState, ActiveActio
 
     setPlugins: (plugins) =>
       command('Could not change the MCP servers of this chat', (s) => s.set({ plugins })),
+
+    setInstructions: (instructions) =>
+      command('Could not save the instructions of this chat', (s) => s.set({ env: { instructions } })),
 
     async loadOlder() {
       const t = get().transcript
