@@ -64,7 +64,7 @@ test.describe('forking and history', () => {
     const edited = page.getByRole('textbox', { name: 'Edited message' })
     await expect(edited).toHaveValue('Add a day in Sintra')
     await edited.fill('Add a day in Cascais')
-    await page.getByRole('button', { name: 'Send as fork' }).click()
+    await page.getByRole('form', { name: 'Edit message' }).getByRole('button', { name: 'Send' }).click()
     await expect(
       page.getByRole('button', { name: /forked from “Plan a trip to Lisbon” at message 2/ }),
     ).toBeVisible()

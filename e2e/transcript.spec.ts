@@ -49,17 +49,26 @@ test.describe('transcript', () => {
     await expect(reasoning.getByText('Considering: the plan')).toBeVisible()
   })
 
-  test('an error card offers Retry, which sends the prompt again', async ({ page, host }) => {
+  test('an error card offers Retry, which runs the turn again as a new version, not a second copy of the prompt', async ({
+    page,
+    host,
+  }) => {
     await openApp(page, host)
     await send(page, '/error the disk is full')
     const alert = transcript(page).getByRole('alert')
     await expect(alert).toHaveCount(1)
     await expect(page.getByRole('button', { name: 'Stop' })).toHaveCount(0)
     await alert.getByRole('button', { name: 'Retry' }).click()
-    await expect(page.getByRole('article', { name: 'You' })).toHaveCount(2)
-    await expect(page.getByRole('article', { name: 'You' }).last()).toHaveText('/error the disk is full')
-    // One canonical error per failure: two failures, two cards.
-    await expect(transcript(page).getByRole('alert')).toHaveCount(2)
+    // The retry's chat: the prompt once, its new failure once, and ‹ 2/2 › on the prompt.
+    await expect(transcript(page).getByRole('group', { name: 'Version 2 of 2' }).first()).toBeVisible()
+    await expect(page.getByRole('article', { name: 'You' })).toHaveCount(1)
+    await expect(page.getByRole('article', { name: 'You' })).toHaveText('/error the disk is full')
+    await expect(transcript(page).getByRole('alert')).toHaveCount(1)
+    // The first attempt is still version 1, with its own error.
+    await transcript(page).getByRole('button', { name: 'Previous version' }).first().click()
+    await expect(transcript(page).getByRole('group', { name: 'Version 1 of 2' }).first()).toBeVisible()
+    await expect(page.getByRole('article', { name: 'You' })).toHaveCount(1)
+    await expect(transcript(page).getByRole('alert')).toHaveCount(1)
   })
 
   test('a long session is virtualised and loads older pages on scroll up', async ({ page, host }) => {

@@ -86,3 +86,18 @@ export function GearIcon() {
     </svg>
   )
 }
+
+export function RegenerateIcon() {
+  return (
+    <svg width="13" height="13" viewBox="0 0 16 16" aria-hidden="true" focusable="false">
+      <path
+        d="M13 8a5 5 0 1 1-1.5-3.6M13 2.5v2.8h-2.8"
+        fill="none"
+        stroke="currentColor"
+        strokeWidth="1.4"
+        strokeLinecap="round"
+        strokeLinejoin="round"
+      />
+    </svg>
+  )
+}

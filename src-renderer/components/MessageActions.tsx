@@ -2,7 +2,8 @@ import { useEffect, useRef, useState, type KeyboardEvent } from 'react'
 import type { SessionMessage } from '../../src-shared/types'
 import { copyText } from '../lib/clipboard'
 import { useActions, useApp } from '../state/hooks'
-import { BranchIcon, CopyIcon, EditIcon } from './Icons'
+import { BranchIcon, CopyIcon, EditIcon, RegenerateIcon } from './Icons'
+import { VersionSwitch } from './Versions'
 
 function textOf(message: SessionMessage): string {
   return message.parts
@@ -16,42 +17,75 @@ function textOf(message: SessionMessage): string {
  * copy the text, and for the user's own messages, edit-and-resend as a fork.
  */
 export function MessageActions({ message, onEdit }: { message: SessionMessage; onEdit?: () => void }) {
-  const { fork, notify } = useActions()
+  const { fork, notify, regenerate } = useActions()
+  // A reply right after its prompt shares the prompt's versions (a regeneration forks before it).
+  const promptSeq = useApp((s) => {
+    if (message.role !== 'assistant' || !message.turn_id) return null
+    const prev = s.transcript?.messages.atSeq(message.seq - 1)
+    return prev &&
+      prev.seq === message.seq - 1 &&
+      prev.role === 'user' &&
+      prev.kind === 'text' &&
+      prev.turn_id === message.turn_id
+      ? prev.seq
+      : null
+  })
+  const versionSeq = message.role === 'user' && message.kind === 'text' ? message.seq : promptSeq
+  const canRegenerate =
+    message.role === 'assistant' && message.kind === 'text' && message.turn_id !== undefined
   const running = useApp((s) => {
     const state = s.transcript?.info?.state
     return state === 'running' || state === 'waiting'
   })
   const text = textOf(message)
   return (
-    <div className="msg-actions" role="group" aria-label={`Actions for message ${message.seq}`}>
-      {onEdit && (
-        <button type="button" className="msg-action-btn" onClick={onEdit} title="Edit and resend (as a fork)">
-          <EditIcon /> Edit
-        </button>
-      )}
-      <button
-        type="button"
-        className="msg-action-btn"
-        title={
-          running
-            ? 'Forks include only finished turns; the running turn is left out'
-            : 'A new session with the history up to this message'
-        }
-        onClick={() => void fork({ message_id: message.message_id })}
-      >
-        <BranchIcon /> Fork from here
-      </button>
-      {text && (
+    <div className="msg-toolbar">
+      {versionSeq !== null && <VersionSwitch seq={versionSeq} />}
+      <div className="msg-actions" role="group" aria-label={`Actions for message ${message.seq}`}>
+        {canRegenerate && (
+          <button
+            type="button"
+            className="msg-action-btn"
+            title="A new reply to the same prompt, as a new version (a fork); this one stays"
+            onClick={() => void regenerate(message.message_id)}
+          >
+            <RegenerateIcon /> Regenerate
+          </button>
+        )}
+        {onEdit && (
+          <button
+            type="button"
+            className="msg-action-btn"
+            onClick={onEdit}
+            title="Edit and resend (as a fork)"
+          >
+            <EditIcon /> Edit
+          </button>
+        )}
         <button
           type="button"
           className="msg-action-btn"
-          aria-label="Copy message"
-          title="Copy the text"
-          onClick={() => void copyText(text).then((ok) => ok && notify('Copied to the clipboard.'))}
+          title={
+            running
+              ? 'Forks include only finished turns; the running turn is left out'
+              : 'A new session with the history up to this message'
+          }
+          onClick={() => void fork({ message_id: message.message_id })}
         >
-          <CopyIcon />
+          <BranchIcon /> Fork from here
         </button>
-      )}
+        {text && (
+          <button
+            type="button"
+            className="msg-action-btn"
+            aria-label="Copy message"
+            title="Copy the text"
+            onClick={() => void copyText(text).then((ok) => ok && notify('Copied to the clipboard.'))}
+          >
+            <CopyIcon />
+          </button>
+        )}
+      </div>
     </div>
   )
 }
@@ -105,12 +139,14 @@ export function UserMessage({ message }: { message: SessionMessage }) {
             onKeyDown={onKeyDown}
           />
           <div className="edit-actions">
-            <span className="edit-hint">Sends in a new fork; this conversation stays as it is.</span>
+            <span className="edit-hint">
+              Sends as a new version (a fork); this one stays, ‹ › switches between them.
+            </span>
             <button type="button" className="btn btn-small" onClick={() => setEditing(false)}>
               Cancel
             </button>
             <button type="submit" className="btn btn-small btn-primary" disabled={!draft.trim()}>
-              Send as fork
+              Send
             </button>
           </div>
         </form>

@@ -357,25 +357,54 @@ describe('app store', () => {
     expect(limits.slice(-2)).toEqual([500, 500])
   })
 
-  it('Retry sends the prompt of the failed turn again; Steer sends a steering note', async () => {
-    const { host, app } = setup({
+  it('Retry and Regenerate run the turn again as a new version: a fork before its prompt, the prompt sent there', async () => {
+    const { host, app, state } = setup({
       items: [
         msg('m1', 1, { role: 'user', turn_id: 'turn_a', parts: [text('u', '/error boom')] }),
         msg('m2', 2, { kind: 'error', turn_id: 'turn_a', parts: [text('e', 'boom')] }),
+        msg('m3', 3, { role: 'user', turn_id: 'turn_b', parts: [text('u', 'hello')] }),
+        msg('m4', 4, { role: 'assistant', turn_id: 'turn_b', parts: [text('a', 'hi')] }),
       ],
       next_cursor: null,
     })
-    host.on('session.steer', () => ({ status: 'queued' }))
+    const child = info('ses_child', {
+      parent: { parent_session_id: SID, fork_seq: 0, snapshot_id: 'snp' },
+    })
+    host
+      .on('session.fork', () => child)
+      .on('session.get_info', ({ session_id }) => (session_id === SID ? info(SID) : child))
+      .on('session.steer', () => ({ status: 'queued' }))
     await app.actions.boot()
     host.clearCalls()
     await app.actions.retry('turn_a')
-    expect(host.calls.find((c) => c.method === 'session.prompt')?.params).toEqual({
+    await settle()
+    // Not a second copy of the prompt in this chat: a fork just before it, prompted there.
+    expect(host.calls.find((c) => c.method === 'session.fork')?.params).toMatchObject({
       session_id: SID,
-      query: '/error boom',
+      message_id: 'm1',
+      before: true,
     })
+    expect(host.calls.filter((c) => c.method === 'session.prompt').map((c) => c.params)).toEqual([
+      { session_id: 'ses_child', query: '/error boom' },
+    ])
+    expect(state().transcript?.session_id).toBe('ses_child')
+
+    await app.actions.openSession(SID)
+    await settle()
+    host.clearCalls()
+    await app.actions.regenerate('m4')
+    await settle()
+    expect(host.calls.find((c) => c.method === 'session.fork')?.params).toMatchObject({
+      session_id: SID,
+      message_id: 'm3',
+      before: true,
+    })
+    expect(host.calls.filter((c) => c.method === 'session.prompt').map((c) => c.params)).toEqual([
+      { session_id: 'ses_child', query: 'hello' },
+    ])
     expect(await app.actions.steer('  be brief ')).toBe(true)
     expect(host.calls.find((c) => c.method === 'session.steer')?.params).toEqual({
-      session_id: SID,
+      session_id: 'ses_child',
       text: 'be brief',
     })
   })

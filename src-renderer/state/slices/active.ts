@@ -1,5 +1,12 @@
 import { ClientError, type Session } from '../../../src-shared/sdk'
-import type { Decision, Remember, SecurityMode, SessionInfo, SnapshotInfo } from '../../../src-shared/types'
+import type {
+  Decision,
+  Remember,
+  SecurityMode,
+  SessionInfo,
+  SessionMessage,
+  SnapshotInfo,
+} from '../../../src-shared/types'
 import type { Transcript } from '../transcript'
 import { openId, type Slice, type SliceApi } from './api'
 
@@ -42,8 +49,12 @@ export interface ActiveActions {
   loadOlder(): Promise<void>
   /** Sends a steering note to the running turn of the open session. */
   steer(text: string): Promise<boolean>
-  /** Sends the prompt of a failed turn again. */
+  /** Runs a failed turn again, as a new version of it (a fork just before its prompt). */
   retry(turn_id: string | undefined): Promise<void>
+  /** A new version of a reply: its prompt sent again in a fork made just before the prompt. */
+  regenerate(message_id: string): Promise<void>
+  /** Opens another version of the exchange at `seq` (a session), at that message. */
+  openVersion(session_id: string, seq: number): Promise<void>
   /** Forks the open session (at a message, before it, or at a checkpoint) and opens the child. */
   fork(at: { message_id?: string; snapshot_id?: string; before?: boolean }): Promise<string | null>
   /** Edit-and-resend: forks just before a user message and sends the edited text in the child. */
@@ -59,6 +70,26 @@ function operationId(): string {
 
 export function createActiveSlice(api: SliceApi): Slice<ActiveState, ActiveActions> {
   const { arbor, sync, get, set, options } = api
+
+  /** The user prompt that started a turn, if it is loaded (a turn's messages are contiguous). */
+  const promptOf = (turn_id: string | undefined): SessionMessage | undefined => {
+    const list = get().transcript?.messages
+    if (!list || !turn_id) return undefined
+    for (let i = list.length - 1; i >= 0; i--) {
+      const m = list.at(i)!
+      if (m.turn_id === turn_id && m.role === 'user' && m.kind === 'text') return m
+      // Past the turn (older than its first message): stop, this is not a scan of the chat.
+      if (m.turn_id !== turn_id && list.at(i + 1)?.turn_id === turn_id) return undefined
+    }
+    return undefined
+  }
+
+  /** A new version of an exchange: fork just before its prompt, send the prompt there again. */
+  const resend = async (prompt: SessionMessage) => {
+    const text = prompt.parts.map((p) => (p.type === 'text' ? p.text : '')).join('')
+    const child = await actions.fork({ message_id: prompt.message_id, before: true })
+    if (child) await actions.send(text)
+  }
 
   /** The open session's handle, or null. */
   const open = (): Session | null => {
@@ -192,16 +223,34 @@ export function createActiveSlice(api: SliceApi): Slice<ActiveState, ActiveActio
     },
 
     async retry(turn_id) {
-      const t = get().transcript
-      const prompt = t?.messages.findLast(
-        (m) => m.role === 'user' && m.kind === 'text' && m.turn_id === turn_id,
-      )
-      const text = prompt?.parts.map((p) => (p.type === 'text' ? p.text : '')).join('')
-      if (!text) {
+      const prompt = promptOf(turn_id)
+      if (!prompt) {
         api.actions.notify('The prompt of that turn is not loaded; scroll up to it and send it again.')
         return
       }
-      await actions.send(text)
+      await resend(prompt)
+    },
+
+    async regenerate(message_id) {
+      const m = get().transcript?.messages.get(message_id)
+      const prompt = m && promptOf(m.turn_id)
+      if (!prompt) {
+        api.actions.notify('The prompt of that reply is not loaded; scroll up to it and send it again.')
+        return
+      }
+      await resend(prompt)
+    },
+
+    async openVersion(session_id, seq) {
+      try {
+        // The message at seq in that session (pages are newest first before a cursor).
+        const page = await arbor.session(session_id).messages({ cursor: String(seq + 1), limit: 1 })
+        const at = page.items.find((m) => m.seq === seq)
+        if (at) await actions.openAt(session_id, at.message_id)
+        else await actions.openSession(session_id)
+      } catch (err) {
+        api.fail('Could not open that version', err)
+      }
     },
 
     async fork(at) {
