@@ -52,7 +52,9 @@ test('edit a message and regenerate a reply in place, with ‹ n/m › versions 
     page.locator('.msg-wrap').filter({ has: you }).last().getByRole('group', { name: 'Version 2 of 3' }),
   ).toBeVisible()
   await page
-    .locator('.msg-wrap').filter({ has: you }).last()
+    .locator('.msg-wrap')
+    .filter({ has: you })
+    .last()
     .getByRole('button', { name: 'Previous version' })
     .click()
   await expect(you.last()).toHaveText('Add a museum')
