@@ -15,6 +15,9 @@ const OMITTED: Record<NonNullable<FilePreview['before_omitted']>, string> = {
   not_a_file: 'Something other than a file is at this path; the write will fail.',
 }
 
+/** Rows drawn at first: a 20 000-line file opens at once, and the rest on request. */
+const MAX_ROWS = 1000
+
 const bytes = (n: number) =>
   n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`
 
@@ -24,6 +27,7 @@ const bytes = (n: number) =>
  * gutter, not only a colour; long unchanged runs fold away and open on request.
  */
 export function FileWriteView({ file, content }: FileWriteViewProps) {
+  const [all, setAll] = useState(false)
   const compared = file.exists && file.before !== undefined
   const lines = useMemo(
     () => diffLines(compared ? file.before! : '', content),
@@ -58,12 +62,21 @@ export function FileWriteView({ file, content }: FileWriteViewProps) {
         aria-label={compared ? 'Changes to the file' : 'New content'}
         tabIndex={0}
       >
-        {items.map((item, i) =>
+        {(all ? items : items.slice(0, MAX_ROWS)).map((item, i) =>
           item.kind === 'skip' ? (
             <Skipped key={`s${i}`} item={item} />
           ) : (
             <Row key={i} line={item} compared={compared} />
           ),
+        )}
+        {!all && items.length > MAX_ROWS && (
+          <div role="row" className="diff-skip">
+            <span role="cell">
+              <button type="button" className="diff-skip-btn" onClick={() => setAll(true)}>
+                Show the other {items.length - MAX_ROWS} rows
+              </button>
+            </span>
+          </div>
         )}
       </div>
     </div>
