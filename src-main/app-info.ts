@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs'
+import { homedir } from 'node:os'
 import { join } from 'node:path'
 import type { AppInfo } from '../src-shared/contract'
 import type { Runtime } from './runtime'
@@ -30,5 +31,6 @@ export function appInfo(runtime: Runtime, host: AppInfo['host']): () => AppInfo 
     default_model: runtime.defaultModel,
     search_index: runtime.searchIndex(),
     storage_problem: runtime.storageProblem(),
+    home_dir: homedir(),
   })
 }

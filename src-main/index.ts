@@ -3,13 +3,13 @@
  * a single-instance lock (one process owns the data folder), a locked-down window, and IPC
  * through the one router that the browser host also uses.
  */
-import { app, BrowserWindow, dialog, session, shell } from 'electron'
+import { app, BrowserWindow, dialog, session, shell, webContents } from 'electron'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { appInfo } from './app-info'
 import { bindElectronIpc } from './ipc/electron'
-import { createRouter } from './ipc/router'
+import { createRouter, type HostActions } from './ipc/router'
 import { openRuntime, type Runtime } from './runtime'
 import { createElectronSecretStore } from './secrets-electron'
 import { keepAlive } from './keep-alive'
@@ -100,10 +100,23 @@ function start(): void {
       app.exit(1)
       return
     }
-    const host = {
+    const host: HostActions = {
       async revealDataDir(path: string) {
         const error = await shell.openPath(path)
         if (error) throw new Error(`Could not open ${path}: ${error}`)
+      },
+      // Over the window that asked (derived from its peer id, never from the payload).
+      async pickFolder(peer, opts) {
+        const id = Number(/^wc-(\d+)$/.exec(peer.id)?.[1])
+        const contents = Number.isFinite(id) ? webContents.fromId(id) : undefined
+        const parent = contents ? BrowserWindow.fromWebContents(contents) : null
+        const options = {
+          title: opts.title ?? 'Choose a folder',
+          ...(opts.default_path ? { defaultPath: opts.default_path } : {}),
+          properties: ['openDirectory', 'createDirectory'] as Array<'openDirectory' | 'createDirectory'>,
+        }
+        const r = parent ? await dialog.showOpenDialog(parent, options) : await dialog.showOpenDialog(options)
+        return r.canceled ? null : (r.filePaths[0] ?? null)
       },
     }
     bindElectronIpc(createRouter(runtime, appInfo(runtime, 'electron'), host), isTrustedUrl)

@@ -26,6 +26,17 @@ export interface AppInfo {
   search_index: SearchIndexProgress
   /** What the integrity check of a large database (run after start) found wrong, if anything. */
   storage_problem?: string | null
+  /** The user's home folder, so paths can be shown as ~/… */
+  home_dir?: string
+}
+
+/** A folder checked as a chat's workspace: fine (`path` is its real path), or what is wrong. */
+export interface WorkspaceCheck {
+  ok: boolean
+  path: string
+  problem?: 'relative' | 'missing' | 'not_a_folder' | 'not_writable' | 'forbidden'
+  /** One sentence for the user: what is wrong and what to do, or that it is fine. */
+  message: string
 }
 
 /** How far the full-text index of older messages has come (messages.id); `done` once all are. */
@@ -79,6 +90,8 @@ export interface AppSettings {
   default_model: string
   default_security: SecurityMode
   theme: z.infer<typeof theme>
+  /** The folder new chats work in; absent: each chat gets a folder of its own in the data folder. */
+  default_workspace?: string
 }
 
 /** A model provider as clients see it: never the key itself, only whether one is set. */
@@ -165,6 +178,10 @@ export interface Responses {
   'app.backup_now': BackupInfo
   /** The backup replaces the database at the next start (the current one is kept aside). */
   'app.restore_backup': { scheduled: true; backup: BackupInfo; detail: string }
+  /** The native folder dialog (Electron); `supported: false` where there is none (browser host). */
+  'app.pick_folder': { supported: boolean; path: string | null }
+  /** Checks a folder as a workspace (creating it first with `create`); never refused for a bad folder. */
+  'workspace.check': WorkspaceCheck
   'sessions.create': SessionInfo
   'sessions.get': SessionInfo
   'sessions.list': SessionInfo[]

@@ -40,6 +40,11 @@ export const schemas = {
   'app.restore_backup': z.strictObject({
     name: z.string().regex(/^arbor-[\w.-]+\.db$/, 'must be the name of a backup from app.backups'),
   }),
+  'app.pick_folder': z.strictObject({
+    title: z.string().max(200).optional(),
+    default_path: z.string().max(4096).optional(),
+  }),
+  'workspace.check': z.strictObject({ path: z.string().max(4096), create: z.boolean().optional() }),
   'sessions.create': z.strictObject({ session_id: id.optional(), title: z.string().max(200).optional() }),
   'sessions.get': sessionRef,
   'sessions.list': z.strictObject({ archived: z.boolean().optional() }),
@@ -59,6 +64,8 @@ export const schemas = {
     default_model: z.string().min(1).max(200).optional(),
     default_security: security.optional(),
     theme: theme.optional(),
+    /** An absolute folder for new chats; null for a folder of their own per chat. */
+    default_workspace: z.string().min(1).max(4096).nullable().optional(),
   }),
   'providers.list': z.strictObject({}),
   'providers.save': z.strictObject({

@@ -81,7 +81,30 @@ export interface InteractionPart {
   answer?: string
   reason?: string
   remember?: Remember
+  /** The folder the tool runs in: the chat's workspace when the approval opened. */
+  workspace?: string
+  /** A file write's target as main found it when the approval opened (the renderer cannot read files). */
+  file?: FilePreview
 }
+
+/**
+ * What an approval card needs to show a file write as a preview or a diff: where it goes and
+ * what is there now. Kept on the interaction, so it survives a reload or a restart.
+ */
+export interface FilePreview {
+  /** The resolved absolute path the write goes to. */
+  path: string
+  exists: boolean
+  /** The current size of the file, when it exists. */
+  bytes?: number
+  /** Its current text, when it is UTF-8 text of at most FILE_PREVIEW_MAX_BYTES. */
+  before?: string
+  /** Why `before` is missing for a path that exists. */
+  before_omitted?: 'too_large' | 'binary' | 'unreadable' | 'not_a_file'
+}
+
+/** The largest current file an approval card carries for a diff (bytes). */
+export const FILE_PREVIEW_MAX_BYTES = 256 * 1024
 
 /** One field of an elicitation form (MCP's primitive schema types). */
 export interface ElicitField {

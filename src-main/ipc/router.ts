@@ -1,5 +1,6 @@
 import { listPermissions, revokePermission } from '../runtime/permissions'
 import { join } from 'node:path'
+import { inspectWorkspace } from '../runtime/workspace'
 import type { AppInfo, ResponseOf } from '../../src-shared/contract'
 import { ArborError, toErrorShape, type Result } from '../../src-shared/errors'
 import { describeZodError, schemas, type Method, type ParsedRequestOf } from '../../src-shared/schemas'
@@ -33,6 +34,8 @@ export { describeZodError }
 /** What only the host can do (Electron can open a folder; a browser host cannot). */
 export interface HostActions {
   revealDataDir?(path: string): Promise<void>
+  /** The native folder dialog, over the caller's window; null when the user cancels it. */
+  pickFolder?(peer: Peer, opts: { title?: string; default_path?: string }): Promise<string | null>
 }
 
 export function createRouter(runtime: Runtime, appInfo: () => AppInfo, host: HostActions = {}): Router {
@@ -85,6 +88,11 @@ export function createRouter(runtime: Runtime, appInfo: () => AppInfo, host: Hos
       await host.revealDataDir(runtime.dataDir)
       return { revealed: true, path: runtime.dataDir }
     },
+    'app.pick_folder': async (r, peer) =>
+      host.pickFolder
+        ? { supported: true, path: await host.pickFolder(peer, r) }
+        : { supported: false, path: null },
+    'workspace.check': (r) => inspectWorkspace(r.path, r.create),
     'sessions.create': async (r) => (await sessions.create(r)).get_info(),
     'sessions.get': async (r) => (await s(r.session_id)).get_info(),
     'sessions.list': (r) => sessions.list(r),

@@ -36,6 +36,7 @@ import { SessionRegistry } from './sessions'
 import type { Arbor, Sessions } from '../../src-shared/sdk/api'
 import type { SessionInfoMutation, SessionMutation } from '../../src-shared/types'
 import { ToolRegistry } from './tools'
+import { checkWorkspace, defaultWorkspace } from './workspace'
 import type { AppSettings, SearchIndexProgress } from '../../src-shared/contract'
 
 export type { Session, Sessions, TurnHandle } from '../../src-shared/sdk/api'
@@ -90,7 +91,10 @@ export interface Runtime extends Arbor {
   mcp: McpManager
   secrets: SecretStore
   settings(): AppSettings
-  updateSettings(patch: Partial<AppSettings>): AppSettings
+  /** `default_workspace: null` goes back to a folder of its own per chat. */
+  updateSettings(
+    patch: Partial<Omit<AppSettings, 'default_workspace'>> & { default_workspace?: string | null },
+  ): AppSettings
   /** Rebuilds the model list after providers change. */
   refreshModels(): void
   /** How far the full-text backlog is indexed (messages.id), and whether it is done. */
@@ -162,6 +166,7 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
         saved.default_model && models.has(saved.default_model) ? saved.default_model : SCRIPTED_MODEL_ID,
       default_security: saved.default_security ?? 'ask',
       theme: saved.theme ?? 'system',
+      ...(saved.default_workspace ? { default_workspace: saved.default_workspace } : {}),
     }
   }
   const workspacesDir = join(dataDir, 'workspaces')
@@ -186,6 +191,7 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
     workspaceFor: (id) => `${workspacesDir}${sep}${id}`,
     search: (query, limit) => searcher.search(query, limit),
     defaults: () => ({
+      workspace: defaultWorkspace(settings().default_workspace, log),
       model: settings().default_model,
       security: settings().default_security,
       plugins: mcp
@@ -286,7 +292,11 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
           'invalid_request',
           `Unknown model "${patch.default_model}". Available: ${[...models.keys()].join(', ')}.`,
         )
-      const next = { ...settings(), ...patch }
+      const { default_workspace, ...rest } = patch
+      const next: AppSettings = { ...settings(), ...rest }
+      // null (or empty) goes back to a folder of its own per chat; a folder is checked and kept as its real path.
+      if (default_workspace === null || default_workspace === '') delete next.default_workspace
+      else if (default_workspace !== undefined) next.default_workspace = checkWorkspace(default_workspace)
       store.setSetting('app', next)
       return next
     },

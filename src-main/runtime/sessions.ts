@@ -10,7 +10,8 @@ import { ContextCache } from './session/model-context'
 /** What the registry needs besides what every session needs. */
 export interface RegistryDeps extends Omit<SessionDeps, 'forget' | 'infoChanged' | 'contexts'> {
   /** Defaults for a new session: model, approval mode, plugins enabled by default. */
-  defaults(): { model: string; security: SecurityMode; plugins: string[] }
+  /** What a new chat starts with; `workspace` absent: a folder of its own. */
+  defaults(): { model: string; security: SecurityMode; plugins: string[]; workspace?: string }
   /** Full-text search (in the search worker where there is one). */
   search(query: string, limit: number): Promise<SearchHit[]>
 }
@@ -126,7 +127,7 @@ export class SessionRegistry {
       paused: false,
       model: defaults.model,
       security: defaults.security,
-      env: {},
+      env: defaults.workspace ? { workspace: defaults.workspace } : {},
       plugins: defaults.plugins,
       allowed_tools: [],
       parent_session_id: null,

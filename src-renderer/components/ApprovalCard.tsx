@@ -1,7 +1,8 @@
 import { useEffect, useId, useRef, useState, type KeyboardEvent } from 'react'
 import type { InteractionPart, Remember } from '../../src-shared/types'
 import { useActions, useApp } from '../state/hooks'
-import { JsonBlock } from './JsonBlock'
+import { ApprovalDetails } from './ApprovalDetails'
+import { WorkspaceLine } from './WorkspaceLine'
 
 export interface ApprovalCardProps {
   part: InteractionPart
@@ -84,9 +85,8 @@ export function ApprovalCard({ part, position, count }: ApprovalCardProps) {
       <p id={descId} className="interaction-desc">
         {part.description ?? `The assistant wants to run ${tool}.`}
       </p>
-      {part.input !== undefined && (
-        <JsonBlock value={part.input} label="Tool arguments" className="interaction-json" />
-      )}
+      {part.workspace && <WorkspaceLine path={part.workspace} />}
+      <ApprovalDetails part={part} />
       {denying ? (
         <form
           className="deny-form"

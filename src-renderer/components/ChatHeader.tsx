@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react'
 import type { ModelOption, SecurityMode } from '../../src-shared/types'
 import { SECURITY_LABELS, useActions, useApp } from '../state/hooks'
+import { ChatFolder } from './ChatFolder'
 import { BranchIcon } from './Icons'
 import { InstructionsDialog } from './Instructions'
 import { McpChatDialog } from './McpChat'
@@ -144,6 +145,7 @@ export function ChatHeader() {
         )}
       </div>
       <div className="chat-meta">
+        {info.env.workspace && <ChatFolder path={info.env.workspace} disabled={info.archived} />}
         <ContextMeter model={info.model} />
         <label className="meta-item">
           <span className="meta-label">Model</span>

@@ -9,6 +9,7 @@ import { McpSettings } from './McpSettings'
 import { PermissionSettings } from './PermissionSettings'
 import { Modal } from './Modal'
 import { ProviderSettings } from './ProviderSettings'
+import { WorkspaceSettings } from './WorkspaceSettings'
 
 type Tab = SettingsTab
 const TABS: Array<[Tab, string]> = [
@@ -99,6 +100,7 @@ function General() {
           ))}
         </div>
       </fieldset>
+      <WorkspaceSettings />
       <div className="field">
         <span className="field-label">Data folder</span>
         <div className="path-row">

@@ -1,6 +1,3 @@
-import { realpathSync, statSync } from 'node:fs'
-import { homedir } from 'node:os'
-import { isAbsolute, parse, sep } from 'node:path'
 import { ArborError } from '../../../src-shared/errors'
 import { newId } from '../../../src-shared/ids'
 import { MAX_TEXT_CHARS } from '../../../src-shared/schemas'
@@ -8,6 +5,7 @@ import { toErrorShape } from '../../../src-shared/errors'
 import type { QueuedCommand, SecurityMode, SessionMessage, TurnResult } from '../../../src-shared/types'
 import type { CommandPayload, CommandRow, SessionRow, SetChanges, Store, TurnRow } from '../../store'
 import { buildModelMessages } from '../context'
+import { checkWorkspace } from '../workspace'
 import { checkpoint } from './checkpoints'
 import { abortError, now, type SessionContext } from './context'
 import { textOf, type MessageLog } from './log'
@@ -241,58 +239,10 @@ export function checkText(what: string, text: unknown): asserts text is string {
     )
 }
 
-/** Folders no chat may work in: the filesystem root, the home folder itself, system folders. */
-const SYSTEM_DIRS = [
-  '/bin',
-  '/boot',
-  '/dev',
-  '/etc',
-  '/lib',
-  '/lib64',
-  '/proc',
-  '/run',
-  '/sbin',
-  '/sys',
-  '/usr',
-  '/var/lib',
-  '/var/log',
-  '/System',
-  '/Library',
-  '/Applications',
-  'C:\\Windows',
-  'C:\\Program Files',
-]
-
-/**
- * A workspace is a folder the user chose: it must exist and be a folder, and must not be a
- * filesystem root, the home folder itself, or a system folder (or inside one).
- */
-export function checkWorkspace(dir: string): string {
-  if (!isAbsolute(dir))
-    throw new ArborError('invalid_request', `The workspace must be an absolute folder path, not "${dir}".`)
-  let real: string
-  try {
-    real = realpathSync(dir)
-  } catch {
-    throw new ArborError(
-      'invalid_request',
-      `The workspace ${dir} does not exist. Create the folder first, or choose another.`,
-    )
-  }
-  if (!statSync(real).isDirectory())
-    throw new ArborError('invalid_request', `The workspace ${dir} is a file, not a folder.`)
-  const rootOf = parse(real).root
-  const inside = (base: string) => real === base || real.startsWith(base.endsWith(sep) ? base : base + sep)
-  if (real === rootOf || real === homedir() || SYSTEM_DIRS.some(inside))
-    throw new ArborError(
-      'invalid_request',
-      `Arbor will not let a chat work in ${real}: it is ${real === rootOf ? 'the root of the filesystem' : real === homedir() ? 'your whole home folder' : 'a system folder'}. Choose a project folder instead.`,
-    )
-  return real
-}
-
-export function checkSet(ctx: SessionContext, changes: SetChanges): void {
-  if (changes.env?.workspace !== undefined) checkWorkspace(changes.env.workspace)
+/** Refuses a bad change; answers it with the workspace as its real path (what the header shows). */
+export function checkSet(ctx: SessionContext, changes: SetChanges): SetChanges {
+  if (changes.env?.workspace !== undefined)
+    changes = { ...changes, env: { ...changes.env, workspace: checkWorkspace(changes.env.workspace) } }
   if (changes.model !== undefined && !ctx.deps.models.has(changes.model))
     throw new ArborError(
       'invalid_request',
@@ -300,6 +250,7 @@ export function checkSet(ctx: SessionContext, changes: SetChanges): void {
     )
   if (Object.values(changes).every((v) => v === undefined))
     throw new ArborError('invalid_request', 'set() needs at least one of model, security, env or plugins.')
+  return changes
 }
 
 /** Withdraws a queued command (and ends its turn, for a prompt) in one transaction. */

@@ -55,9 +55,15 @@ export function fork(ctx: SessionContext, log: MessageLog, req: ForkRequest, chi
       'integrity_failed',
       `Snapshot ${source.snapshot_id} failed its integrity check (its content no longer matches its hash); refusing to fork from it.`,
     )
-  const state = req.snapshot_id
+  const taken = req.snapshot_id
     ? source.state
     : { ...source.state, ...snapshotState(row), context_from_seq: contextFromAt(ctx, row, fork_seq) }
+  // A fork works in its parent's folder (a parent without a chosen one: the parent's own), so
+  // the files the conversation made are there.
+  const state = {
+    ...taken,
+    env: { ...taken.env, workspace: taken.env.workspace ?? ctx.deps.workspaceFor(ctx.id) },
+  }
   try {
     return store.forkSession({
       parent: row,

@@ -130,8 +130,8 @@ export class SessionCore {
 
   set(changes: SetChanges): Receipt {
     this.ctx.writableRow()
-    checkSet(this.ctx, changes)
-    return { command_id: this.queue({ kind: 'set', changes }), status: 'queued' }
+    const checked = checkSet(this.ctx, changes)
+    return { command_id: this.queue({ kind: 'set', changes: checked }), status: 'queued' }
   }
 
   compact(): Receipt {

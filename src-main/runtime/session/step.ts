@@ -98,6 +98,7 @@ export async function runStep(
         throw err
       }
     }
+    if (!cutOff && !a.abort.signal.aborted) await tools.describeAsks(a, toolMap)
     if (a.abort.signal.aborted) throw abortError()
     const m = writer.message
     if (cutOff && m) settleCutOff(m, a)

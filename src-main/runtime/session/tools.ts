@@ -78,6 +78,28 @@ export class ToolBox {
   }
 
   /**
+   * Fills in what the step's approval cards show besides the arguments — the folder the tool
+   * runs in, and for a file write its resolved path and current text — before the asks open
+   * (at the step's commit), so they are written with the interaction and survive a restart.
+   */
+  async describeAsks(a: ActiveTurn, tools: Map<string, Tool>): Promise<void> {
+    if (a.asks.length === 0) return
+    const dir = workspace(this.ctx, this.ctx.row())
+    for (const { call, part } of a.asks) {
+      if (part.kind !== 'approval') continue
+      part.workspace = dir
+      const tool = tools.get(call.name)
+      if (!tool?.preview) continue
+      try {
+        const file = await tool.preview(call.input as Record<string, unknown>, { workspace: dir })
+        if (file) part.file = file
+      } catch (err) {
+        this.ctx.log(`no preview for ${call.name}: ${String(err)}`)
+      }
+    }
+  }
+
+  /**
    * Publishes a running call's progress as a part snapshot (live only: it is not written, and
    * the call's end replaces it), at most every PROGRESS_EVERY_MS; the last report is held
    * back until then, so the card never stays behind.
@@ -149,6 +171,7 @@ export class ToolBox {
       kind: 'approval',
       status: 'pending',
       tool_name: `${call.name} → the model`,
+      workspace: workspace(this.ctx, this.ctx.row()),
       description: `The MCP server "${req.server}" asks the model to answer this (for ${call.name}). Allow it once?`,
       input: {
         ...(req.system ? { system: req.system } : {}),

@@ -1,4 +1,4 @@
-import type { ElicitField } from '../../../src-shared/types'
+import type { ElicitField, FilePreview } from '../../../src-shared/types'
 import { randomBytes } from 'node:crypto'
 import { constants } from 'node:fs'
 import {
@@ -15,6 +15,7 @@ import {
 } from 'node:fs/promises'
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
 import type { ToolSpec } from '../models/types'
+import { filePreview } from './file-preview'
 
 export interface ToolContext {
   workspace: string
@@ -55,6 +56,14 @@ export interface Tool extends ToolSpec {
   /** `ask_user` is answered by the user, not executed. */
   kind: 'execute' | 'question'
   execute(input: Record<string, unknown>, ctx: ToolContext): Promise<unknown>
+  /**
+   * What the approval card shows besides the arguments (a write's target and current text),
+   * looked at when the approval opens; undefined when there is nothing to add.
+   */
+  preview?(
+    input: Record<string, unknown>,
+    ctx: Pick<ToolContext, 'workspace'>,
+  ): Promise<FilePreview | undefined>
   /** The tool keeps its own time limit (an MCP server's, reset by progress): the runtime's does not apply. */
   own_timeout?: boolean
 }
@@ -273,6 +282,8 @@ export const builtinTools: Tool[] = [
     kind: 'execute',
     describe: (input) =>
       `Write ${typeof input.content === 'string' ? input.content.length : 0} characters to ${str(input.path)} in the workspace, replacing it if it exists.`,
+    // A path that escapes the workspace gets no preview: the write itself is refused.
+    preview: (input, ctx) => confine(ctx.workspace, input.path).then(filePreview, () => undefined),
     async execute(input, ctx) {
       if (typeof input.content !== 'string') throw new ToolError('`content` must be a string.')
       const file = await confine(ctx.workspace, input.path)

@@ -42,6 +42,8 @@ export interface ActiveActions {
   respond(interaction_id: string, answer: Answer): Promise<void>
   setSecurity(security: SecurityMode): Promise<void>
   setModel(model: string): Promise<void>
+  /** The folder this chat works in (an absolute path main has checked). */
+  setWorkspace(workspace: string): Promise<void>
   /** Which MCP servers this chat uses (server ids). */
   setPlugins(plugins: string[]): Promise<void>
   /** The chat's own instructions (its system prompt); empty removes them. */
@@ -189,6 +191,9 @@ export function createActiveSlice(api: SliceApi): Slice<ActiveState, ActiveActio
     setSecurity: (security) => command('Could not change the approval mode', (s) => s.set({ security })),
 
     setModel: (model) => command('Could not change the model', (s) => s.set({ model })),
+
+    setWorkspace: (workspace) =>
+      command('Could not change the folder of this chat', (s) => s.set({ env: { workspace } })),
 
     setPlugins: (plugins) =>
       command('Could not change the MCP servers of this chat', (s) => s.set({ plugins })),

@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest'
+import {
+  diffLines,
+  diffStats,
+  foldUnchanged,
+  splitLines,
+  type DiffLine,
+} from '../../src-renderer/lib/line-diff'
+
+const show = (lines: DiffLine[]) =>
+  lines.map((l) => `${l.kind === 'add' ? '+' : l.kind === 'del' ? '-' : ' '}${l.text}`)
+
+/** Both sides must come back exactly from the diff, whatever it chose. */
+function sides(lines: DiffLine[]) {
+  return {
+    before: lines.filter((l) => l.kind !== 'add').map((l) => l.text),
+    after: lines.filter((l) => l.kind !== 'del').map((l) => l.text),
+  }
+}
+
+describe('line diff', () => {
+  it('splits lines as an editor numbers them', () => {
+    expect(splitLines('')).toEqual([])
+    expect(splitLines('a\nb\n')).toEqual(['a', 'b'])
+    expect(splitLines('a\r\nb')).toEqual(['a', 'b'])
+    expect(splitLines('a\n\n')).toEqual(['a', ''])
+  })
+
+  it('a new file is all added, numbered from 1', () => {
+    const lines = diffLines('', 'one\ntwo\n')
+    expect(lines).toEqual([
+      { kind: 'add', text: 'one', new: 1 },
+      { kind: 'add', text: 'two', new: 2 },
+    ])
+    expect(diffStats(lines)).toEqual({ added: 2, removed: 0 })
+  })
+
+  it('shows a changed line as removed then added, with both line numbers', () => {
+    const lines = diffLines('a\nb\nc\n', 'a\nB\nc\nd\n')
+    expect(show(lines)).toEqual([' a', '-b', '+B', ' c', '+d'])
+    expect(lines[1]).toEqual({ kind: 'del', text: 'b', old: 2 })
+    expect(lines[2]).toEqual({ kind: 'add', text: 'B', new: 2 })
+    expect(lines[3]).toEqual({ kind: 'same', text: 'c', old: 3, new: 3 })
+    expect(diffStats(lines)).toEqual({ added: 2, removed: 1 })
+  })
+
+  it('finds a shortest edit, not a rewrite, for moved and repeated lines', () => {
+    const lines = diffLines('a\nb\nc\na\nb\nb\na\n', 'c\nb\na\nb\na\nc\n')
+    const stats = diffStats(lines)
+    // Myers' classic example: 5 edits is the minimum.
+    expect(stats.added + stats.removed).toBe(5)
+    expect(sides(lines)).toEqual({
+      before: splitLines('a\nb\nc\na\nb\nb\na\n'),
+      after: splitLines('c\nb\na\nb\na\nc\n'),
+    })
+  })
+
+  it('keeps both texts exact for random edits of a long file', () => {
+    let seed = 7
+    const rand = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31
+      return seed % n
+    }
+    for (let round = 0; round < 30; round++) {
+      const before = Array.from({ length: 200 }, () => `line ${rand(20)}`)
+      const after = before
+        .filter(() => rand(10) > 0)
+        .flatMap((l) => (rand(15) === 0 ? [l, `new ${rand(5)}`] : [l]))
+      const lines = diffLines(before.join('\n'), after.join('\n'))
+      expect(sides(lines)).toEqual({ before, after })
+    }
+  })
+
+  it('folds long unchanged runs, keeping three lines of context by each change', () => {
+    const before = Array.from({ length: 30 }, (_, i) => `l${i + 1}`)
+    const after = [...before]
+    after[14] = 'changed'
+    const items = foldUnchanged(diffLines(before.join('\n'), after.join('\n')))
+    expect(items[0]).toMatchObject({ kind: 'skip' })
+    const first = items[0]!
+    expect(first.kind === 'skip' && first.lines).toHaveLength(11)
+    expect(items.slice(1, 4).map((i) => i.kind)).toEqual(['same', 'same', 'same'])
+    expect(items.slice(4, 6).map((i) => i.kind)).toEqual(['del', 'add'])
+    expect(items.at(-1)).toMatchObject({ kind: 'skip' })
+    const last = items.at(-1)!
+    expect(last.kind === 'skip' && last.lines).toHaveLength(12)
+    // A short run between two changes stays as it is.
+    expect(foldUnchanged(diffLines('a\nb\nc\n', 'A\nb\nC\n')).some((i) => i.kind === 'skip')).toBe(false)
+  })
+})
