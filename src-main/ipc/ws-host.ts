@@ -178,8 +178,8 @@ export async function startBrowserHost(opts: {
         })
       // Only an import (a chat file's text) may be larger than an ordinary request.
       const bytes = Buffer.byteLength(raw)
-      const tooLarge = (limit: number) =>
-        reply(null, {
+      const tooLarge = (limit: number, id: unknown = null) =>
+        reply(id, {
           ok: false,
           error: { code: 'payload_too_large', message: `Requests are limited to ${limit} bytes.` },
         })
@@ -199,7 +199,6 @@ export async function startBrowserHost(opts: {
           error: { code: 'invalid_request', message: 'A request is an object { id, method, params }.' },
         })
       const { id, method, params } = msg as { id?: unknown; method?: unknown; params?: unknown }
-      if (bytes > MAX_REQUEST_BYTES && method !== 'sessions.import') return tooLarge(MAX_REQUEST_BYTES)
       // The id is echoed: never echo a structure the host has not checked (a deeply nested one
       // would overflow JSON.stringify).
       if (id !== undefined && !validId(id))
@@ -210,6 +209,8 @@ export async function startBrowserHost(opts: {
             message: 'A request id must be a string of at most 100 characters or a finite number.',
           },
         })
+      // Past the id check, so the caller hears which of its requests was too large.
+      if (bytes > MAX_REQUEST_BYTES && method !== 'sessions.import') return tooLarge(MAX_REQUEST_BYTES, id)
       void opts.router.handle(method, params, peer).then((result) => reply(id, result))
     })
     ws.on('close', () => opts.router.disconnect(peer))
