@@ -117,6 +117,27 @@ describe('Export and import', () => {
     expect(imported.map(textOf)).toEqual((await allMessages(fork)).map(textOf))
   })
 
+  it('exports what is visible after Clear messages, and renumbers the fork points to match', async () => {
+    const rt = sqliteRuntime()
+    const root = await rt.sessions.create({ title: 'Cleared' })
+    for (const query of ['old one', 'old two']) await (await root.prompt({ query })).finished
+    await rt.sessions.clear_messages(root.session_id)
+    for (const query of ['new one', 'new two']) await (await root.prompt({ query })).finished
+    const visible = await allMessages(root)
+    const fork = await root.fork({ message_id: visible[1]!.message_id })
+    await (
+      await fork.prompt({ query: 'forked' })
+    ).finished
+
+    const other = sqliteRuntime()
+    const data = (await rt.sessions.export(root.session_id, { format: 'json' })).text
+    const { sessions } = await other.sessions.import({ data })
+    const [copy, copyFork] = await Promise.all(sessions.map((s) => other.sessions.get(s.session_id)))
+    expect((await allMessages(copy!)).map(textOf)).toEqual(visible.map(textOf))
+    expect((await allMessages(copyFork!)).map(textOf)).toEqual((await allMessages(fork)).map(textOf))
+    expect(sessions[1]!.parent?.fork_seq).toBe(2)
+  })
+
   it('refuses a file that is not an export, a newer one or a damaged one, and writes nothing', async () => {
     const dataDir = tempDir()
     const rt = sqliteRuntime({ dataDir })

@@ -45,7 +45,7 @@ const interactionPart = z.object({
   kind: z.enum(['approval', 'question', 'elicitation']),
   status: z.enum(['pending', 'approved', 'denied', 'answered', 'cancelled']),
   fields: z
-    .object({ properties: z.record(z.string(), z.any()), required: z.array(z.string()).optional() })
+    .object({ properties: z.record(z.string(), z.unknown()), required: z.array(z.string()).optional() })
     .optional(),
   tool_call_id: short.optional(),
   tool_name: short.optional(),
