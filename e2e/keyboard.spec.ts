@@ -73,7 +73,7 @@ test.describe('keyboard patterns', () => {
     await expect(menu.getByRole('menuitem', { name: 'Fork this chat' })).toBeFocused()
     await page.keyboard.press('ArrowUp')
     await page.keyboard.press('ArrowUp')
-    await expect(menu.getByRole('menuitem', { name: 'Remove…' })).toBeFocused()
+    await expect(menu.getByRole('menuitem', { name: 'Remove' })).toBeFocused()
     await page.keyboard.press('Escape')
     await expect(menu).toHaveCount(0)
     await expect(more).toBeFocused()

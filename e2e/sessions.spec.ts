@@ -50,7 +50,7 @@ test.describe('sessions', () => {
     expect(await firstPrompts(page)).toEqual(prompts)
   })
 
-  test('new chat, switch, and remove with confirmation', async ({ page, host }) => {
+  test('new chat, switch, and remove (to the Trash, with Undo)', async ({ page, host }) => {
     await openApp(page, host)
     await send(page, 'keep me')
     await replied(page)
@@ -62,12 +62,8 @@ test.describe('sessions', () => {
 
     const selected = items(page).filter({ has: page.locator('[aria-current="page"]') })
     await selected.getByRole('button', { name: /^Remove / }).click()
-    await sidebar(page).getByRole('button', { name: 'Cancel' }).click()
-    await expect(items(page)).toHaveCount(2)
-
-    await selected.getByRole('button', { name: /^Remove / }).click()
-    await sidebar(page).getByRole('button', { name: 'Remove', exact: true }).click()
-    await expect(items(page)).toHaveCount(2)
+    await expect(page.getByRole('status').filter({ hasText: 'Chat moved to Trash' })).toBeVisible()
+    await expect(items(page)).toHaveCount(1)
     // The remaining chat opens.
     await expect(page.getByRole('article', { name: 'You' })).toHaveText('keep me')
   })
@@ -110,13 +106,9 @@ test.describe('sessions', () => {
     await expect(heading).toHaveText('Organised')
     await expect(page.getByRole('heading', { name: 'Start a conversation' })).toBeVisible()
 
-    // Remove from the menu also asks first.
+    // Remove from the menu: to the Trash at once (the toast offers Undo).
     await page.getByRole('button', { name: 'More actions' }).click()
-    await page.getByRole('menuitem', { name: 'Remove…' }).click()
-    await page
-      .getByRole('alertdialog', { name: 'Remove this chat?' })
-      .getByRole('button', { name: 'Remove' })
-      .click()
+    await page.getByRole('menuitem', { name: 'Remove' }).click()
     await expect(items(page)).toHaveCount(0)
   })
 

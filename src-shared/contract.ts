@@ -2,6 +2,7 @@ import type { z } from 'zod'
 import type { ArborErrorShape, Result } from './errors'
 import type { Method, providerKind, RequestOf, theme } from './schemas'
 import type {
+  ChatExportResult,
   MessagesPage,
   ModelOption,
   PendingInteraction,
@@ -12,6 +13,7 @@ import type {
   SecurityMode,
   SessionStatus,
   SnapshotInfo,
+  TrashedSessionInfo,
   TurnResult,
 } from './types'
 
@@ -192,6 +194,14 @@ export interface Responses {
   'sessions.clear_messages': SessionInfo
   'sessions.rename': SessionInfo
   'sessions.search': SearchHit[]
+  /** Arbor: moved to the Trash (restorable until delete_at, then deleted for good). */
+  'sessions.trash': { trashed: true; delete_at: number }
+  'sessions.trashed': TrashedSessionInfo[]
+  'sessions.restore': SessionInfo
+  'sessions.empty_trash': { removed: number }
+  'sessions.export': ChatExportResult
+  /** The imported chat first, then its forks (parents before children). */
+  'sessions.import': { sessions: SessionInfo[] }
   'settings.get': AppSettings
   'settings.set': AppSettings
   'providers.list': { providers: ProviderInfo[]; presets: ProviderPreset[]; secret_storage: string }

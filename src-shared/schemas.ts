@@ -11,6 +11,10 @@ import { ArborError } from './errors'
 export const MAX_TEXT_CHARS = 100_000
 /** Largest accepted serialized request, in bytes (checked by the transports). */
 export const MAX_REQUEST_BYTES = 512 * 1024
+/** Largest accepted chat file to import (its text), in characters: a long chat with its forks. */
+export const MAX_IMPORT_CHARS = 16 * 1024 * 1024
+/** Largest request carrying an import (its file's text and the frame around it), in bytes. */
+export const MAX_IMPORT_REQUEST_BYTES = 3 * MAX_IMPORT_CHARS
 
 /** Ids name folders (workspaces) and appear in logs: letters, digits, "_" and "-" only. */
 const id = z
@@ -54,6 +58,17 @@ export const schemas = {
   'sessions.remove': sessionRef,
   'sessions.clear_messages': sessionRef,
   'sessions.rename': z.strictObject({ session_id: id, title: z.string().trim().min(1).max(200) }),
+  'sessions.trash': sessionRef,
+  'sessions.trashed': z.strictObject({}),
+  'sessions.restore': sessionRef,
+  'sessions.empty_trash': z.strictObject({}),
+  'sessions.export': z.strictObject({ session_id: id, format: z.enum(['markdown', 'json']) }),
+  'sessions.import': z.strictObject({
+    data: z
+      .string()
+      .min(1, 'is empty: choose a chat file exported from Arbor (.json)')
+      .max(MAX_IMPORT_CHARS, `is larger than ${MAX_IMPORT_CHARS / (1024 * 1024)} MB`),
+  }),
   'sessions.search': z.strictObject({
     query: z.string().trim().min(1).max(500),
     limit: z.number().int().min(1).max(200).optional(),

@@ -208,6 +208,23 @@ export interface SessionInfo {
   current_turn_id?: string
 }
 
+/** A chat in the Trash: its info, when it was moved there and when it is deleted for good. */
+export interface TrashedSessionInfo extends SessionInfo {
+  trashed_at: number
+  delete_at: number
+}
+
+/** What a chat can be exported as: a readable transcript, or a file Arbor imports back. */
+export type ExportFormat = 'markdown' | 'json'
+
+export interface ChatExportResult {
+  format: ExportFormat
+  /** A file name made from the title, with its extension (.md or .json). */
+  filename: string
+  mime_type: string
+  text: string
+}
+
 export interface SessionStatus {
   state: SessionState
   queue_length: number

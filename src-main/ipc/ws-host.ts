@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net'
 import { extname, join, normalize, resolve, sep } from 'node:path'
 import { WebSocketServer, type WebSocket } from 'ws'
-import { MAX_REQUEST_BYTES } from '../../src-shared/schemas'
+import { MAX_IMPORT_REQUEST_BYTES, MAX_REQUEST_BYTES } from '../../src-shared/schemas'
 import type { ServerEvent } from '../../src-shared/types'
 import { newId } from '../../src-shared/ids'
 import type { Peer, Router } from './router'
@@ -114,7 +114,7 @@ export async function startBrowserHost(opts: {
   }
 
   const server = createServer(serveStatic)
-  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_REQUEST_BYTES * 4 })
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_IMPORT_REQUEST_BYTES })
 
   server.on('upgrade', (req, socket, head) => {
     const refuse = (status: number, text: string) => {
@@ -176,14 +176,14 @@ export async function startBrowserHost(opts: {
           ok: false,
           error: { code: 'invalid_request', message: 'Send JSON text frames, not binary.' },
         })
-      if (Buffer.byteLength(raw) > MAX_REQUEST_BYTES)
-        return reply(null, {
+      // Only an import (a chat file's text) may be larger than an ordinary request.
+      const bytes = Buffer.byteLength(raw)
+      const tooLarge = (limit: number, id: unknown = null) =>
+        reply(id, {
           ok: false,
-          error: {
-            code: 'payload_too_large',
-            message: `Requests are limited to ${MAX_REQUEST_BYTES} bytes.`,
-          },
+          error: { code: 'payload_too_large', message: `Requests are limited to ${limit} bytes.` },
         })
+      if (bytes > MAX_IMPORT_REQUEST_BYTES) return tooLarge(MAX_IMPORT_REQUEST_BYTES)
       let msg: unknown
       try {
         msg = JSON.parse(raw)
@@ -209,6 +209,8 @@ export async function startBrowserHost(opts: {
             message: 'A request id must be a string of at most 100 characters or a finite number.',
           },
         })
+      // Past the id check, so the caller hears which of its requests was too large.
+      if (bytes > MAX_REQUEST_BYTES && method !== 'sessions.import') return tooLarge(MAX_REQUEST_BYTES, id)
       void opts.router.handle(method, params, peer).then((result) => reply(id, result))
     })
     ws.on('close', () => opts.router.disconnect(peer))

@@ -33,6 +33,7 @@ import { McpManager, type McpTimeouts } from './mcp'
 import { ProviderRegistry } from './providers'
 import { FileSecretStore, MemorySecretStore, type SecretStore } from './secrets'
 import { SessionRegistry } from './sessions'
+import { TRASH_PURGE_EVERY_MS } from './trash'
 import type { Arbor, Sessions } from '../../src-shared/sdk/api'
 import type { SessionInfoMutation, SessionMutation } from '../../src-shared/types'
 import { ToolRegistry } from './tools'
@@ -66,6 +67,8 @@ export interface RuntimeOptions {
    * main thread. Default CHECK_AT_OPEN_MAX_BYTES (16 MB); tests lower it.
    */
   checkAtOpenMaxBytes?: number
+  /** The clock of the Trash (when a chat was trashed, when it is deleted); tests move it on. */
+  now?: () => number
   /** A session listener threw. Default: logged. Tests make it fail the test. */
   onListenerError?: (err: unknown, mutation: SessionMutation) => void
 }
@@ -109,6 +112,8 @@ export interface Runtime extends Arbor {
   backupNow(): Promise<BackupInfo>
   /** Asks for a backup to replace the database at the next start. */
   restoreBackup(name: string): BackupInfo
+  /** Deletes what has been 30 days in the Trash now (Arbor does it at start and hourly). */
+  purgeTrash(): number
   /** Called when a session is created, removed or forked: the list itself changed. */
   onSessionsChanged(listener: () => void): () => void
   /** Every session's info change (created, changed, removed): session lists follow these. */
@@ -190,6 +195,7 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
     // Ids are [A-Za-z0-9_-] only, so plain concatenation is a safe (and, per list row, cheaper) join.
     workspaceFor: (id) => `${workspacesDir}${sep}${id}`,
     search: (query, limit) => searcher.search(query, limit),
+    now: options.now ?? Date.now,
     defaults: () => ({
       workspace: defaultWorkspace(settings().default_workspace, log),
       model: settings().default_model,
@@ -202,6 +208,17 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
   })
   registry.recover()
   let closed = false
+  // Chats 30 days in the Trash go at start-up, then hourly (each in its own transaction).
+  const purge = () => {
+    try {
+      registry.purgeTrash()
+    } catch (err) {
+      log(`emptying old chats from the Trash failed, retried in an hour: ${String(err)}`)
+    }
+  }
+  purge()
+  const purgeTimer = setInterval(purge, TRASH_PURGE_EVERY_MS)
+  purgeTimer.unref()
 
   // The full-text backlog of a database written before search was indexed at write time is
   // indexed in small chunks (500 rows or ~8 ms), one event-loop turn each: search works (partially) at once,
@@ -314,12 +331,14 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
     backups: () => (kind === 'sqlite' ? listBackups(dataDir) : []),
     backupNow: () => backup('manual'),
     restoreBackup: (name) => scheduleRestore(dataDir, name),
+    purgeTrash: () => registry.purgeTrash(),
     onSessionsChanged: (listener) => registry.onChanged(listener),
     onSessionInfo: (listener) => registry.onInfo(listener),
     async close() {
       if (closed) return
       closed = true
       if (backupTimer) clearInterval(backupTimer)
+      clearInterval(purgeTimer)
       check?.stop()
       // A copy cut short leaves only its .partial file, which backupWith removes.
       for (const stop of copying) stop()

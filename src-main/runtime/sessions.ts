@@ -2,10 +2,12 @@ import { ArborError } from '../../src-shared/errors'
 import { newId } from '../../src-shared/ids'
 import type { ForkRequest, Session, Sessions } from '../../src-shared/sdk/api'
 import { parseRequest, type Method, type ParsedRequestOf } from '../../src-shared/schemas'
-import type { SearchHit, SecurityMode, SessionInfoMutation } from '../../src-shared/types'
+import type { SearchHit, SecurityMode, SessionInfoMutation, TrashedSessionInfo } from '../../src-shared/types'
 import type { CommandRow, SessionRow } from '../store'
 import { SessionCore, type SessionDeps } from './session'
 import { ContextCache } from './session/model-context'
+import { exportChat, importChat } from './transfer'
+import { purgeTrash, TRASH_KEEP_MS } from './trash'
 
 /** What the registry needs besides what every session needs. */
 export interface RegistryDeps extends Omit<SessionDeps, 'forget' | 'infoChanged' | 'contexts'> {
@@ -14,6 +16,8 @@ export interface RegistryDeps extends Omit<SessionDeps, 'forget' | 'infoChanged'
   defaults(): { model: string; security: SecurityMode; plugins: string[]; workspace?: string }
   /** Full-text search (in the search worker where there is one). */
   search(query: string, limit: number): Promise<SearchHit[]>
+  /** The clock of the Trash (tests move it on). */
+  now(): number
 }
 
 /**
@@ -113,7 +117,7 @@ export class SessionRegistry {
     if (store.sessionIdTaken(session_id))
       throw new ArborError(
         'conflict',
-        `The session id ${session_id} is taken (by a live session, or by a removed one whose forks still use its history).`,
+        `The session id ${session_id} is taken (by a live session, one in the Trash, or a removed one whose forks still use its history).`,
       )
     const t = Date.now()
     const defaults = this.base.defaults()
@@ -169,6 +173,66 @@ export class SessionRegistry {
     return { removed: true }
   }
 
+  /** Moves a chat to the Trash: its turn stopped first, then one write, then the news. */
+  private async trash(session_id: string): Promise<{ trashed: true; delete_at: number }> {
+    const s = this.core(session_id)
+    await s.stop()
+    const at = this.base.now()
+    this.base.store.trashSession(session_id, at)
+    // To every list and subscriber it is gone (as a removal); restore() brings it back.
+    await s.shutdown('removed')
+    this.live.delete(session_id)
+    this.deps.contexts.forget(session_id)
+    for (const l of [...this.changeListeners]) l()
+    return { trashed: true, delete_at: at + TRASH_KEEP_MS }
+  }
+
+  private restore(session_id: string): Session {
+    this.ensureOpen()
+    const { store } = this.base
+    if (!store.isTrashed(session_id))
+      throw new ArborError(
+        'not_found',
+        store.getSession(session_id)
+          ? `Session ${session_id} is not in the Trash.`
+          : `Session ${session_id} is not in the Trash (it may have been deleted for good: chats stay there 30 days).`,
+      )
+    store.restoreSession(session_id)
+    const s = this.core(session_id)
+    this.added(s)
+    return this.facade(s)
+  }
+
+  /** Deletes for good what has been in the Trash for 30 days (at start-up, then every hour). */
+  purgeTrash(): number {
+    if (this.closed) return 0
+    const removed = purgeTrash(this.base.store, this.base.now(), this.base.log)
+    if (removed > 0) for (const l of [...this.changeListeners]) l()
+    return removed
+  }
+
+  private trashed(): TrashedSessionInfo[] {
+    this.ensureOpen()
+    return this.base.store.listTrashedRows().map(({ trashed_at, ...row }) => ({
+      ...SessionCore.infoOf(this.deps, row, []),
+      trashed_at,
+      delete_at: trashed_at + TRASH_KEEP_MS,
+    }))
+  }
+
+  private emptyTrash(): { removed: number } {
+    this.ensureOpen()
+    const { store } = this.base
+    let removed = 0
+    // One transaction per chat, as the purge: a failure keeps the rest in the Trash, whole.
+    for (const r of store.listTrashedRows()) {
+      store.removeSession(r.session_id)
+      removed++
+    }
+    if (removed > 0) for (const l of [...this.changeListeners]) l()
+    return { removed }
+  }
+
   private buildApi(): Sessions {
     const { store } = this.base
     const list = (archived: boolean) => {
@@ -215,6 +279,30 @@ export class SessionRegistry {
       search: async (query, opts = {}) => {
         const r = check('sessions.search', { query, ...opts })
         return this.base.search(r.query, r.limit ?? 50)
+      },
+      trash: async (session_id) => this.trash(check('sessions.trash', { session_id }).session_id),
+      trashed: async () => (check('sessions.trashed'), this.trashed()),
+      restore: async (session_id) =>
+        this.restore(check('sessions.restore', { session_id }).session_id).get_info(),
+      empty_trash: async () => (check('sessions.empty_trash'), this.emptyTrash()),
+      export: async (session_id, opts) => {
+        const r = check('sessions.export', { session_id, ...opts })
+        this.core(r.session_id)
+        return exportChat(store, r.session_id, r.format, this.base.now())
+      },
+      import: async (opts) => {
+        const r = check('sessions.import', opts ?? {})
+        const rows = importChat(store, r.data, {
+          defaults: this.base.defaults(),
+          models: this.base.models,
+          now: this.base.now(),
+        })
+        const infos = rows.map((row) => {
+          const s = this.core(row.session_id)
+          this.added(s)
+          return s.info()
+        })
+        return { sessions: infos }
       },
     }
   }

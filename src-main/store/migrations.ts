@@ -160,4 +160,14 @@ export const migrations: Array<{ version: number; name: string; sql: string }> =
       ALTER TABLE messages ADD COLUMN meta TEXT;
     `,
   },
+  {
+    version: 5,
+    name: 'trash: removed chats kept for a while, restorable',
+    sql: `
+      -- When the chat was moved to the Trash (NULL: it is not there). A trashed chat is hidden
+      -- everywhere a live one shows; its rows stay until it is restored or purged.
+      ALTER TABLE sessions ADD COLUMN trashed_at INTEGER;
+      CREATE INDEX sessions_trashed ON sessions(trashed_at) WHERE trashed_at IS NOT NULL;
+    `,
+  },
 ]

@@ -183,6 +183,21 @@ export interface SessionStore {
   }>
   /** The same sessions, only the columns a session list shows: cheaper for long lists. */
   listSessionRows(filter: { archived?: boolean }): SessionListRow[]
+  /**
+   * Moves a live session to the Trash at `at` (ms): hidden from every live read, its rows kept
+   * (forks go on reading them). Its queued commands are dropped. One transaction.
+   */
+  trashSession(session_id: string, at: number): void
+  /** Takes a session out of the Trash; false when it was not there. */
+  restoreSession(session_id: string): boolean
+  /** The sessions in the Trash, most recently trashed first. */
+  listTrashedRows(): Array<SessionListRow & { trashed_at: number }>
+  /** Ids of the sessions trashed at or before `cutoff` (ms), oldest first. */
+  trashedBefore(cutoff: number): string[]
+  /** True for a session that is in the Trash (not for a live or an unknown one). */
+  isTrashed(session_id: string): boolean
+  /** The live forks made directly from this session, oldest first. */
+  forksOf(session_id: string): SessionRow[]
   /** True when any session row (live, or a removed one kept for its forks) has this id. */
   sessionIdTaken(session_id: string): boolean
   /** Sessions with unfinished turns or queued commands: what recovery must look at. */

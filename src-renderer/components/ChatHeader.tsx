@@ -12,7 +12,7 @@ import { ContextMeter } from './Usage'
 const MODES = Object.keys(SECURITY_LABELS) as SecurityMode[]
 const NO_MODELS: ModelOption[] = []
 
-type Pending = 'clear' | 'remove' | 'mcp' | 'instructions' | null
+type Pending = 'clear' | 'mcp' | 'instructions' | null
 
 /**
  * The open session: its title (rename in place), fork lineage, model and approval mode (both
@@ -243,7 +243,10 @@ export function ChatHeader() {
               {info.archived
                 ? item('Unarchive', () => void actions.archive(id, false))
                 : item('Archive', () => void actions.archive(id, true), { disabled: busy })}
-              {item('Remove…', () => setConfirm('remove'), { danger: true })}
+              {item('Export as Markdown', () => void actions.exportChat(id, 'markdown'))}
+              {item('Export as JSON', () => void actions.exportChat(id, 'json'))}
+              {/* No confirmation: it goes to the Trash, and the toast offers Undo. */}
+              {item('Remove', () => void actions.removeSession(id), { danger: true })}
             </div>
           )}
         </div>
@@ -259,16 +262,6 @@ export function ChatHeader() {
           confirm="Clear messages"
           danger
           onConfirm={() => void actions.clearMessages(id)}
-          onCancel={() => setConfirm(null)}
-        />
-      )}
-      {confirm === 'remove' && (
-        <Confirm
-          title="Remove this chat?"
-          message={`“${info.title}” and its history are removed for good. Forks made from it stay.`}
-          confirm="Remove"
-          danger
-          onConfirm={() => void actions.removeSession(id)}
           onCancel={() => setConfirm(null)}
         />
       )}

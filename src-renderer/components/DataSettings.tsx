@@ -1,6 +1,7 @@
 import { useState } from 'react'
 import { useHostData } from '../state/client'
 import { useApp } from '../state/hooks'
+import { ImportChat } from './ImportChat'
 import { IndexProgress } from './Search'
 
 function size(bytes: number): string {
@@ -13,7 +14,7 @@ const REASONS: Record<string, string> = {
   manual: 'made by you',
 }
 
-/** Settings → Data: the database's automatic backups, a manual one, and Restore. */
+/** Settings → Data: importing a chat, the database's automatic backups, a manual one, and Restore. */
 export function DataSettings() {
   const { arbor, data, error, setError, act } = useHostData((a) => a.call('app.backups', {}))
   const [status, setStatus] = useState<string | null>(null)
@@ -32,6 +33,7 @@ export function DataSettings() {
         </p>
       )}
       <IndexProgress />
+      <ImportChat />
       <div className="field">
         <span className="field-label">Backups</span>
         <span className="field-help">

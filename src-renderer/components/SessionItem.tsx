@@ -1,4 +1,4 @@
-import { useState, type ReactNode } from 'react'
+import type { ReactNode } from 'react'
 import type { SessionInfo } from '../../src-shared/types'
 import { useActions } from '../state/hooks'
 import { BranchIcon } from './Icons'
@@ -15,10 +15,9 @@ export interface SessionItemProps {
   position?: { index: number; size: number }
 }
 
-/** One sidebar row: opens the session; removing it asks for confirmation in place. */
+/** One sidebar row: opens the session; × moves it to the Trash (the toast offers Undo). */
 export function SessionItem({ info, selected, depth = 0, children, position }: SessionItemProps) {
   const { openSession, removeSession } = useActions()
-  const [confirming, setConfirming] = useState(false)
   const title = info.title || 'New chat'
   const fork = info.parent
 
@@ -30,60 +29,38 @@ export function SessionItem({ info, selected, depth = 0, children, position }: S
       aria-posinset={position ? position.index + 1 : undefined}
       aria-setsize={position?.size}
     >
-      {confirming ? (
-        <div className="session-item confirming">
-          <span className="confirm-text">Remove “{title}”?</span>
-          <span className="confirm-actions">
-            <button
-              type="button"
-              className="btn btn-danger btn-small"
-              autoFocus
-              onClick={() => {
-                setConfirming(false)
-                void removeSession(info.session_id)
-              }}
-            >
-              Remove
-            </button>
-            <button type="button" className="btn btn-small" onClick={() => setConfirming(false)}>
-              Cancel
-            </button>
+      <div className={`session-item${selected ? ' selected' : ''}${fork ? ' is-fork' : ''}`}>
+        {/* A real link (#/s/<id>), so the entry reads as navigation; the click opens it directly. */}
+        <a
+          href={`#/s/${info.session_id}`}
+          className="session-open"
+          aria-current={selected ? 'page' : undefined}
+          onClick={(e) => {
+            e.preventDefault()
+            void openSession(info.session_id)
+          }}
+        >
+          <span className="session-text">
+            <span className="session-title">{title}</span>
+            {fork && (
+              <span className="session-fork" title="Where this fork branched off its parent">
+                <BranchIcon /> at message {fork.fork_seq}
+                {depth === 0 ? ' of a removed or archived chat' : ''}
+              </span>
+            )}
           </span>
-        </div>
-      ) : (
-        <div className={`session-item${selected ? ' selected' : ''}${fork ? ' is-fork' : ''}`}>
-          {/* A real link (#/s/<id>), so the entry reads as navigation; the click opens it directly. */}
-          <a
-            href={`#/s/${info.session_id}`}
-            className="session-open"
-            aria-current={selected ? 'page' : undefined}
-            onClick={(e) => {
-              e.preventDefault()
-              void openSession(info.session_id)
-            }}
-          >
-            <span className="session-text">
-              <span className="session-title">{title}</span>
-              {fork && (
-                <span className="session-fork" title="Where this fork branched off its parent">
-                  <BranchIcon /> at message {fork.fork_seq}
-                  {depth === 0 ? ' of a removed or archived chat' : ''}
-                </span>
-              )}
-            </span>
-            <StateBadge state={info.state} />
-          </a>
-          <button
-            type="button"
-            className="icon-btn session-remove"
-            aria-label={`Remove ${title}`}
-            title="Remove"
-            onClick={() => setConfirming(true)}
-          >
-            ×
-          </button>
-        </div>
-      )}
+          <StateBadge state={info.state} />
+        </a>
+        <button
+          type="button"
+          className="icon-btn session-remove"
+          aria-label={`Remove ${title}`}
+          title="Move to Trash"
+          onClick={() => void removeSession(info.session_id)}
+        >
+          ×
+        </button>
+      </div>
       {children}
     </li>
   )

@@ -5,6 +5,7 @@ import { computeOffsets, visibleRange } from '../lib/virtual'
 import { sessionTree, type TreeNode } from '../state/tree'
 import { useActions, useApp } from '../state/hooks'
 import { ArchiveSection } from './ArchiveSection'
+import { TrashSection } from './TrashSection'
 import { GearIcon, PlusIcon } from './Icons'
 import { SearchBox, SearchResults } from './Search'
 import { SessionItem } from './SessionItem'
@@ -179,6 +180,7 @@ export function Sidebar() {
             <SessionList tree={tree} openId={openId} />
           )}
           <ArchiveSection />
+          <TrashSection />
         </div>
       )}
       <div className="sidebar-foot">

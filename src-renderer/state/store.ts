@@ -101,6 +101,8 @@ export function createApp(arbor: RemoteArbor, options: AppOptions = {}): App {
       // it, so this is a cheap safety net (and what an older host sends instead of them).
       void actions.refreshSessions()
       if (get().archived !== null) void actions.loadArchived()
+      // Trashed, restored, emptied or purged here or in another window: the Trash follows.
+      if (get().trashed !== null) void actions.loadTrashed()
     } else if (event.type === 'settings_changed') {
       // Another window changed settings, providers or MCP servers: same theme, same model list.
       void actions.loadSettings()

@@ -1,5 +1,7 @@
 import type { AppInfo, Inspection, SystemView } from '../contract'
 import type {
+  ChatExportResult,
+  ExportFormat,
   MessagesPage,
   PendingInteraction,
   Receipt,
@@ -12,6 +14,7 @@ import type {
   SessionMutation,
   SessionStatus,
   SnapshotInfo,
+  TrashedSessionInfo,
   TurnResult,
 } from '../types'
 
@@ -125,6 +128,21 @@ export interface Sessions {
   rename(session_id: string, title: string): Promise<SessionInfo>
   /** Arbor: full-text search across every session. */
   search(query: string, opts?: { limit?: number }): Promise<SearchHit[]>
+  /**
+   * Arbor: moves a chat to the Trash (its running turn stopped first). It leaves every list and
+   * search; its forks keep their history. Deleted for good at `delete_at`, or by empty_trash().
+   */
+  trash(session_id: string): Promise<{ trashed: true; delete_at: number }>
+  /** Arbor: the chats in the Trash, most recently trashed first. */
+  trashed(): Promise<TrashedSessionInfo[]>
+  /** Arbor: takes a chat out of the Trash, as it was. */
+  restore(session_id: string): Promise<SessionInfo>
+  /** Arbor: deletes every chat in the Trash for good. */
+  empty_trash(): Promise<{ removed: number }>
+  /** Arbor: the chat as Markdown (to read) or as JSON with its forks (to import back). */
+  export(session_id: string, opts: { format: ExportFormat }): Promise<ChatExportResult>
+  /** Arbor: recreates an exported chat and its forks (new ids where the old ones are taken). */
+  import(opts: { data: string }): Promise<{ sessions: SessionInfo[] }>
 }
 
 /** What both `openRuntime()` and `connectArbor()` give you. */

@@ -219,6 +219,22 @@ export function createArbor(transport: ArborTransport, opts: RemoteOptions = {})
     clear_messages: (session_id) => call('sessions.clear_messages', { session_id }),
     rename: (session_id, title) => call('sessions.rename', { session_id, title }),
     search: (query, o = {}) => call('sessions.search', { query, ...o }),
+    async trash(session_id) {
+      const result = await call('sessions.trash', { session_id })
+      cache.delete(session_id)
+      return result
+    },
+    trashed: () => call('sessions.trashed', {}),
+    async restore(session_id) {
+      const info = await call('sessions.restore', { session_id })
+      // The host ended this connection's subscription when the chat left; listeners still
+      // attached here would otherwise wait for mutations that never come.
+      if (listeners.has(session_id)) await call('session.subscribe', { session_id })
+      return info
+    },
+    empty_trash: () => call('sessions.empty_trash', {}),
+    export: (session_id, o) => call('sessions.export', { session_id, ...o }),
+    import: (o) => call('sessions.import', o),
   }
 
   return {

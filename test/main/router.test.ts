@@ -114,6 +114,18 @@ describe('router: one contract, validated at the boundary', () => {
       'sessions.clear_messages': async () => ({ session_id: await withHistory('to clear') }),
       'sessions.rename': async () => ({ session_id: id, title: 'renamed' }),
       'sessions.search': async () => ({ query: 'hello', limit: 5 }),
+      'sessions.trash': async () => ({ session_id: await withHistory('to trash') }),
+      'sessions.trashed': async () => ({}),
+      'sessions.restore': async () => {
+        const session_id = await withHistory('to restore')
+        await ok('sessions.trash', { session_id })
+        return { session_id }
+      },
+      'sessions.empty_trash': async () => ({}),
+      'sessions.export': async () => ({ session_id: id, format: 'json' }),
+      'sessions.import': async () => ({
+        data: (await ok('sessions.export', { session_id: id, format: 'json' })).text,
+      }),
       'settings.get': async () => ({}),
       'settings.set': async () => ({ theme: 'dark', default_security: 'ask' }),
       'providers.list': async () => ({}),

@@ -106,6 +106,9 @@ describe('titles and emoji', () => {
     // Every word must be in the title, folded like the index (case, diacritics).
     expect((await rt.sessions.search('LISBÓN plan')).filter((h) => h.match === 'title')).toHaveLength(1)
     expect((await rt.sessions.search('lisbon market')).filter((h) => h.match === 'title')).toHaveLength(0)
+    // A chat in the Trash is found by nothing, its title included.
+    await rt.sessions.trash(trip.session_id)
+    expect(await rt.sessions.search('lisbon')).toEqual([])
   })
 
   it('finds an emoji, alone or stuck to a word, and the word beside it still matches', async () => {
@@ -142,6 +145,8 @@ describe('titles and emoji', () => {
         tokenize = 'unicode61 remove_diacritics 2');
       INSERT INTO messages_fts(rowid, text) SELECT id, 'rocket 🚀 launch' FROM messages;
       ALTER TABLE messages DROP COLUMN meta;
+      DROP INDEX sessions_trashed;
+      ALTER TABLE sessions DROP COLUMN trashed_at;
       PRAGMA user_version = 2;`)
     db.close()
     const rt = openRuntime({ dataDir: dir, log: () => {} })

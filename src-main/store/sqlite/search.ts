@@ -39,7 +39,7 @@ export function prepareSearch(db: Db): (query: string, limit: number) => SearchH
   const stmt = db.prepare(`SELECT m.*, s.title AS session_title
     FROM (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rowid DESC LIMIT ${SEARCH_CANDIDATES}) f
     JOIN messages m ON m.id = f.rowid JOIN sessions s ON s.session_id = m.session_id
-    WHERE s.removed = 0 AND m.seq >= s.visible_from_seq ORDER BY m.id DESC LIMIT ?`)
+    WHERE s.removed = 0 AND s.trashed_at IS NULL AND m.seq >= s.visible_from_seq ORDER BY m.id DESC LIMIT ?`)
   // The index's words in order (a per-connection view of it), for the words a prefix starts.
   db.exec(
     "CREATE VIRTUAL TABLE IF NOT EXISTS temp.messages_vocab USING fts5vocab(main, 'messages_fts', 'row')",
@@ -49,7 +49,7 @@ export function prepareSearch(db: Db): (query: string, limit: number) => SearchH
     .pluck()
   // Titles are few (one per chat) and short: read them all and match in JS, folded like the index.
   const titles = db.prepare(
-    'SELECT session_id, title, updated_at FROM sessions WHERE removed = 0 ORDER BY updated_at DESC',
+    'SELECT session_id, title, updated_at FROM sessions WHERE removed = 0 AND trashed_at IS NULL ORDER BY updated_at DESC',
   )
   const titleHits = (terms: string[]): SearchHit[] => {
     const words = terms.map(fold)

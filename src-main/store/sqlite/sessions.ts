@@ -20,17 +20,30 @@ export function sqliteSessions(
         VALUES (@session_id, @title, @created_at, @updated_at, @archived, @removed, @paused, @model, @security, @env,
         @plugins, @allowed_tools, @parent_session_id, @fork_seq, @fork_message_id, @fork_snapshot_id,
         @fork_operation_id, @visible_from_seq, @context_from_seq, @last_seq, @head_snapshot_id)`),
-    getSession: p('SELECT * FROM sessions WHERE session_id = ? AND removed = 0'),
-    listSessions: p('SELECT * FROM sessions WHERE removed = 0 AND archived = ? ORDER BY updated_at DESC'),
+    getSession: p('SELECT * FROM sessions WHERE session_id = ? AND removed = 0 AND trashed_at IS NULL'),
+    listSessions: p(
+      'SELECT * FROM sessions WHERE removed = 0 AND trashed_at IS NULL AND archived = ? ORDER BY updated_at DESC',
+    ),
     listGrants: p(
-      "SELECT session_id, title, archived, allowed_tools FROM sessions WHERE removed = 0 AND allowed_tools != '[]' ORDER BY updated_at DESC",
+      "SELECT session_id, title, archived, allowed_tools FROM sessions WHERE removed = 0 AND trashed_at IS NULL AND allowed_tools != '[]' ORDER BY updated_at DESC",
     ),
     listSessionRows:
       p(`SELECT session_id, title, created_at, updated_at, archived, paused, model, security, env,
         plugins, parent_session_id, fork_seq, fork_message_id, fork_snapshot_id, last_seq, visible_from_seq
-        FROM sessions WHERE removed = 0 AND archived = ? ORDER BY updated_at DESC`),
+        FROM sessions WHERE removed = 0 AND trashed_at IS NULL AND archived = ? ORDER BY updated_at DESC`),
+    listTrashedRows:
+      p(`SELECT session_id, title, created_at, updated_at, archived, paused, model, security, env,
+        plugins, parent_session_id, fork_seq, fork_message_id, fork_snapshot_id, last_seq, visible_from_seq,
+        trashed_at FROM sessions WHERE removed = 0 AND trashed_at IS NOT NULL ORDER BY trashed_at DESC`),
+    trashedSince: p(
+      'SELECT session_id FROM sessions WHERE removed = 0 AND trashed_at IS NOT NULL AND trashed_at <= ? ORDER BY trashed_at',
+    ).pluck(),
+    setTrashed: p('UPDATE sessions SET trashed_at = ? WHERE session_id = ? AND removed = 0'),
+    forksOf: p(
+      'SELECT * FROM sessions WHERE parent_session_id = ? AND removed = 0 AND trashed_at IS NULL ORDER BY created_at',
+    ),
     findFork: p(
-      'SELECT * FROM sessions WHERE parent_session_id = ? AND fork_operation_id = ? AND removed = 0',
+      'SELECT * FROM sessions WHERE parent_session_id = ? AND fork_operation_id = ? AND removed = 0 AND trashed_at IS NULL',
     ),
     hasChildren: p('SELECT 1 FROM sessions WHERE parent_session_id = ? LIMIT 1').pluck(),
     deleteSessionMessages: p('DELETE FROM messages WHERE session_id = ?'),
@@ -64,6 +77,41 @@ export function sqliteSessions(
 
     listSessionRows(filter) {
       return (stmts.listSessionRows.all(filter.archived ? 1 : 0) as Row[]).map(toListRow)
+    },
+
+    trashSession(session_id, at) {
+      rows.clear()
+      inTransaction(db, () => {
+        // Queued prompts do not wait in the Trash: a restored chat starts idle.
+        db.prepare("DELETE FROM commands WHERE session_id = ? AND status = 'queued'").run(session_id)
+        stmts.setTrashed.run(at, session_id)
+      })
+      rows.clear()
+    },
+
+    restoreSession(session_id) {
+      rows.clear()
+      return stmts.setTrashed.run(null, session_id).changes === 1
+    },
+
+    listTrashedRows() {
+      return (stmts.listTrashedRows.all() as Row[]).map((r) => ({
+        ...toListRow(r),
+        trashed_at: r.trashed_at as number,
+      }))
+    },
+
+    trashedBefore(cutoff) {
+      return stmts.trashedSince.all(cutoff) as string[]
+    },
+
+    isTrashed(session_id) {
+      const r = lineage.sessionRow(session_id)
+      return r !== undefined && r.removed === 0 && r.trashed_at !== null
+    },
+
+    forksOf(session_id) {
+      return (stmts.forksOf.all(session_id) as Row[]).map(toSession)
     },
 
     sessionIdTaken(session_id) {

@@ -1,6 +1,19 @@
 import { ClientError } from '../../../src-shared/sdk'
-import type { SessionInfo, SessionInfoMutation } from '../../../src-shared/types'
-import { applyMutation, dropSession, followArchive, setSessions, upsertSession } from '../chat'
+import type {
+  ExportFormat,
+  SessionInfo,
+  SessionInfoMutation,
+  TrashedSessionInfo,
+} from '../../../src-shared/types'
+import { downloadText } from '../../lib/download'
+import {
+  applyMutation,
+  dropSession,
+  followArchive,
+  setSessions,
+  upsertSession,
+  type ChatState,
+} from '../chat'
 import { flattenTree, neighbour, sessionTree } from '../tree'
 import { openId, type Slice, type SliceApi } from './api'
 
@@ -15,6 +28,8 @@ export interface SessionsState {
   sessions: SessionInfo[]
   /** Archived sessions, loaded when the archive section is opened (null: not loaded). */
   archived: SessionInfo[] | null
+  /** Chats in the Trash, loaded when the Trash section is opened (null: not loaded). */
+  trashed: TrashedSessionInfo[] | null
   /** True once the first session list has loaded. */
   ready: boolean
 }
@@ -23,7 +38,16 @@ export interface SessionsActions {
   boot(): Promise<void>
   /** Reads the whole list again (at reconnect, or when the host says its shape changed). */
   refreshSessions(): Promise<void>
+  /** Moves the chat to the Trash, with an Undo in the toast. */
   removeSession(session_id: string): Promise<void>
+  /** Takes a chat out of the Trash (and opens it, for an Undo). */
+  restoreSession(session_id: string, open?: boolean): Promise<void>
+  loadTrashed(): Promise<void>
+  emptyTrash(): Promise<void>
+  /** Saves the chat as a file (Markdown, or JSON with its forks). */
+  exportChat(session_id: string, format: ExportFormat): Promise<void>
+  /** Imports a chat file's text and opens the chat; refusals are said in the answer. */
+  importChat(data: string): Promise<{ ok: true; title: string } | { ok: false; message: string }>
   rename(session_id: string, title: string): Promise<void>
   archive(session_id: string, archived: boolean): Promise<void>
   loadArchived(): Promise<void>
@@ -87,11 +111,67 @@ export function createSessionsSlice(api: SliceApi): Slice<SessionsState, Session
 
     async removeSession(session_id) {
       try {
-        await arbor.sessions.remove(session_id)
+        const wasOpen = openId(api) === session_id
+        await arbor.sessions.trash(session_id)
         sync.flush()
         api.setChat(dropSession(get(), session_id))
+        api.actions.notify('Chat moved to Trash', {
+          label: 'Undo',
+          run: () => void actions.restoreSession(session_id, wasOpen),
+        })
       } catch (err) {
         api.fail('Could not remove the chat', err)
+      }
+    },
+
+    async restoreSession(session_id, open = false) {
+      try {
+        const info = await arbor.sessions.restore(session_id)
+        sync.flush()
+        api.setChat(upsertSession(get(), info))
+        set((s) => ({ trashed: s.trashed?.filter((t) => t.session_id !== session_id) ?? null }))
+        if (open) await api.actions.openSession(session_id)
+      } catch (err) {
+        api.fail('Could not restore the chat', err)
+      }
+    },
+
+    async loadTrashed() {
+      try {
+        set({ trashed: await arbor.sessions.trashed() })
+      } catch (err) {
+        api.fail('Could not list the Trash', err)
+      }
+    },
+
+    async emptyTrash() {
+      try {
+        await arbor.sessions.empty_trash()
+        set({ trashed: [] })
+      } catch (err) {
+        api.fail('Could not empty the Trash', err)
+      }
+    },
+
+    async exportChat(session_id, format) {
+      try {
+        const file = await arbor.sessions.export(session_id, { format })
+        downloadText(file.filename, file.mime_type, file.text)
+      } catch (err) {
+        api.fail('Could not export the chat', err)
+      }
+    },
+
+    async importChat(data) {
+      try {
+        const { sessions } = await arbor.sessions.import({ data })
+        sync.flush()
+        api.setChat(sessions.reduce<ChatState>((chat, info) => upsertSession(chat, info), get()))
+        const root = sessions[0]!
+        await api.actions.openSession(root.session_id)
+        return { ok: true, title: root.title }
+      } catch (err) {
+        return { ok: false, message: err instanceof Error ? err.message : String(err) }
       }
     },
 
@@ -163,5 +243,5 @@ export function createSessionsSlice(api: SliceApi): Slice<SessionsState, Session
       if (next) await api.actions.openSession(next)
     },
   }
-  return { state: { sessions: [], archived: null, ready: false }, actions }
+  return { state: { sessions: [], archived: null, trashed: null, ready: false }, actions }
 }

@@ -6,6 +6,8 @@ import type { Slice, SliceApi } from './api'
 export interface Notice {
   id: number
   text: string
+  /** One thing to do about it, as a button in the toast ("Undo"). */
+  action?: { label: string; run: () => void }
 }
 
 export interface UiState {
@@ -32,7 +34,7 @@ export type SettingsTab = 'general' | 'providers' | 'mcp' | 'permissions' | 'dat
 
 export interface UiActions {
   dismissNotice(): void
-  notify(text: string): void
+  notify(text: string, action?: Notice['action']): void
   loadSettings(): Promise<void>
   saveSettings(patch: Partial<AppSettings>): Promise<void>
   /** Re-reads app.info (the model list changes when providers change). */
@@ -63,8 +65,8 @@ export function createUiSlice(api: SliceApi): Slice<UiState, UiActions> {
         set({ notice: null })
       },
 
-      notify(text) {
-        set({ notice: { id: ++noticeId, text } })
+      notify(text, action) {
+        set({ notice: { id: ++noticeId, text, ...(action ? { action } : {}) } })
       },
 
       async loadSettings() {

@@ -1,0 +1,115 @@
+import type { ChatExportResult, ExportFormat, SessionMessage } from '../../../src-shared/types'
+import type { SessionRow, Store } from '../../store'
+import { CHAT_FILE_FORMAT, CHAT_FILE_VERSION, type ChatFile, type ChatFileSession } from './format'
+import { chatMarkdown } from './markdown'
+
+/** Every visible message of a session's lineage, oldest first (paged: a chat may be long). */
+export function lineageMessages(store: Store, session_id: string): SessionMessage[] {
+  const pages: SessionMessage[][] = []
+  let before: number | undefined
+  for (;;) {
+    const page = store.listMessages(session_id, { ...(before ? { before_seq: before } : {}), limit: 500 })
+    if (page.length === 0) break
+    pages.push(page)
+    before = page[page.length - 1]!.seq
+    if (page.length < 500) break
+  }
+  return pages.flat().reverse()
+}
+
+/** A start seq (visible_from / context_from) of the database, in a lineage's file numbering. */
+function fileStart(seq: number, lineage: number[]): number {
+  return seq <= 0 ? 0 : lineage.filter((s) => s < seq).length + 1
+}
+
+function fileMessage(m: SessionMessage, seq: number): ChatFileSession['messages'][number] {
+  return {
+    message_id: m.message_id,
+    seq,
+    role: m.role,
+    kind: m.kind,
+    status: m.status,
+    parts: m.parts.map((p) => {
+      if (p.type !== 'tool_call' || !p.progress) return p
+      const { progress: _live, ...rest } = p
+      return rest
+    }),
+    revision: m.revision,
+    ...(m.turn_id ? { turn_id: m.turn_id } : {}),
+    ...(m.error_code ? { error_code: m.error_code } : {}),
+    created_at: m.created_at,
+    updated_at: m.updated_at,
+  }
+}
+
+/**
+ * The chat and the tree of forks below it, renumbered: the chat's visible history becomes seqs
+ * 1..n, and each fork's own messages continue from its fork point in its parent's numbering.
+ */
+export function chatFileOf(store: Store, root: SessionRow, now: number, app?: string): ChatFile {
+  const sessions: ChatFileSession[] = []
+  // Each exported session's lineage as database seqs, in file order (file seq = index + 1).
+  const lineages = new Map<string, number[]>()
+  const visit = (row: SessionRow, parent: SessionRow | null) => {
+    const all = lineageMessages(store, row.session_id)
+    const inherited = parent ? lineages.get(parent.session_id)!.filter((s) => s <= row.fork_seq) : []
+    const own = parent ? all.filter((m) => m.seq > row.fork_seq) : all
+    const lineage = [...inherited, ...own.map((m) => m.seq)]
+    lineages.set(row.session_id, lineage)
+    sessions.push({
+      session_id: row.session_id,
+      parent_session_id: parent?.session_id ?? null,
+      fork_seq: inherited.length,
+      title: row.title,
+      model: row.model,
+      created_at: row.created_at,
+      updated_at: row.updated_at,
+      visible_from_seq: parent ? fileStart(row.visible_from_seq, lineage) : 0,
+      context_from_seq: fileStart(row.context_from_seq, lineage),
+      messages: own.map((m, i) => fileMessage(m, inherited.length + i + 1)),
+    })
+    for (const child of store.forksOf(row.session_id)) visit(child, row)
+  }
+  visit(root, null)
+  return {
+    format: CHAT_FILE_FORMAT,
+    version: CHAT_FILE_VERSION,
+    exported_at: now,
+    ...(app ? { app } : {}),
+    sessions,
+  }
+}
+
+/** A file name from a title: letters, digits and dashes, never empty. */
+export function fileName(title: string, ext: string): string {
+  const base =
+    title
+      .normalize('NFKD')
+      .replace(/[^\p{L}\p{N}]+/gu, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 60) || 'chat'
+  return `${base}.${ext}`
+}
+
+/** The chat as a file to download: Markdown to read, or JSON (with its forks) to import back. */
+export function exportChat(
+  store: Store,
+  session_id: string,
+  format: ExportFormat,
+  now: number,
+): ChatExportResult {
+  const row = store.getSession(session_id)!
+  if (format === 'json')
+    return {
+      format,
+      filename: fileName(row.title, 'json'),
+      mime_type: 'application/json',
+      text: `${JSON.stringify(chatFileOf(store, row, now, 'Arbor'), null, 1)}\n`,
+    }
+  return {
+    format,
+    filename: fileName(row.title, 'md'),
+    mime_type: 'text/markdown',
+    text: chatMarkdown(row, lineageMessages(store, session_id), store.forksOf(session_id), now),
+  }
+}

@@ -1,0 +1,66 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import WebSocket from 'ws'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { appInfo } from '../../src-main/app-info'
+import { createRouter } from '../../src-main/ipc/router'
+import { startBrowserHost, type BrowserHost } from '../../src-main/ipc/ws-host'
+import { MAX_REQUEST_BYTES } from '../../src-shared/schemas'
+import { ClientError, connectArbor, type RemoteArbor } from '../../src-shared/sdk'
+import { allMessages, sqliteRuntime, tempDir, textOf, writeMessages } from './helpers'
+
+const hosts: BrowserHost[] = []
+const clients: RemoteArbor[] = []
+afterEach(async () => {
+  while (clients.length) await clients.pop()!.close()
+  while (hosts.length) await hosts.pop()!.close()
+})
+
+async function remote() {
+  const runtime = sqliteRuntime()
+  const staticDir = tempDir()
+  mkdirSync(staticDir, { recursive: true })
+  writeFileSync(join(staticDir, 'index.html'), '<!doctype html><title>Arbor</title>')
+  const host = await startBrowserHost({
+    router: createRouter(runtime, appInfo(runtime, 'browser')),
+    staticDir,
+  })
+  hosts.push(host)
+  const arbor = await connectArbor({ url: `http://127.0.0.1:${host.port}`, token: host.token, WebSocket })
+  clients.push(arbor)
+  return { runtime, arbor }
+}
+
+describe('Trash, export and import over the wire', () => {
+  it('a chat file larger than an ordinary request imports through the browser host', async () => {
+    const { runtime, arbor } = await remote()
+    const s = await arbor.sessions.create({ title: 'Long one' })
+    writeMessages(runtime, s.session_id, 12, 'big', (i) => `${i} ${'lorem ipsum '.repeat(8000)}`)
+    const file = await arbor.sessions.export(s.session_id, { format: 'json' })
+    expect(file.text.length).toBeGreaterThan(MAX_REQUEST_BYTES)
+    const { sessions } = await arbor.sessions.import({ data: file.text })
+    expect(sessions.map((x) => x.title)).toEqual(['Long one'])
+    const copy = await runtime.sessions.get(sessions[0]!.session_id)
+    expect((await allMessages(copy)).map(textOf)).toEqual((await allMessages(s)).map(textOf))
+    // Other calls keep the ordinary limit.
+    const refused = await s.prompt({ query: 'x'.repeat(MAX_REQUEST_BYTES) }).catch((err: unknown) => err)
+    expect(refused).toBeInstanceOf(ClientError)
+    expect((refused as ClientError).code).toBe('payload_too_large')
+  })
+
+  it('trash and restore from a client: a listener attached before goes on receiving mutations', async () => {
+    const { arbor } = await remote()
+    const s = await arbor.sessions.create({ title: 'Keep listening' })
+    const seen: string[] = []
+    s.subscribe((m) => seen.push(m.variant))
+    await (
+      await s.prompt({ query: 'one' })
+    ).finished
+    await arbor.sessions.trash(s.session_id)
+    expect((await arbor.sessions.trashed()).map((t) => t.title)).toEqual(['Keep listening'])
+    await arbor.sessions.restore(s.session_id)
+    seen.length = 0
+    expect((await (await s.prompt({ query: 'two' })).finished).success).toBe(true)
+    expect(seen).toContain('message')
+  })
+})

@@ -1,0 +1,202 @@
+import { describe, expect, it } from 'vitest'
+import type { Runtime, Session } from '../../src-main/runtime'
+import type { Store } from '../../src-main/store'
+import type { SessionMessage } from '../../src-shared/types'
+import { allMessages, dumpDatabase, refusal, sqliteRuntime, tempDir, textOf } from './helpers'
+
+/** What an import must reproduce of a message (ids and seqs may differ; everything else not). */
+const content = (m: SessionMessage) => ({
+  role: m.role,
+  kind: m.kind,
+  status: m.status,
+  parts: m.parts,
+  created_at: m.created_at,
+})
+
+/** A chat with a tool call, reasoning, a fork from its middle and a fork of that fork. */
+async function chatWithForks(rt: Runtime) {
+  const root = await rt.sessions.create({ title: 'Trip to Lisbon' })
+  await root.set({ security: 'auto' })
+  for (const query of [
+    'first question about trams',
+    '/think weighing the options',
+    '/tool list_directory {"path":"."}',
+  ])
+    expect((await (await root.prompt({ query })).finished).success).toBe(true)
+  const rootMessages = await allMessages(root)
+  const at = rootMessages.find((m) => m.role === 'assistant')!
+  const fork = await root.fork({ message_id: at.message_id })
+  await rt.sessions.rename(fork.session_id, 'Trip to Porto instead')
+  expect((await (await fork.prompt({ query: 'what about Porto' })).finished).success).toBe(true)
+  const grand = await fork.fork({})
+  expect((await (await grand.prompt({ query: 'and Braga' })).finished).success).toBe(true)
+  return { root, fork, grand }
+}
+
+async function tree(rt: Runtime, session: Session) {
+  const info = await session.get_info()
+  return { info, messages: (await allMessages(session)).map(content) }
+}
+
+describe('Export and import', () => {
+  it('a JSON export imports back as the same chat and forks, with the same fork points, twice', async () => {
+    const rt = sqliteRuntime()
+    const { root, fork, grand } = await chatWithForks(rt)
+    const file = await rt.sessions.export(root.session_id, { format: 'json' })
+    expect(file).toMatchObject({
+      format: 'json',
+      filename: 'Trip-to-Lisbon.json',
+      mime_type: 'application/json',
+    })
+
+    // Into another Arbor: the ids are free there, so they are kept.
+    const other = sqliteRuntime()
+    const { sessions } = await other.sessions.import({ data: file.text })
+    const titles = await Promise.all([root, fork, grand].map(async (s) => (await s.get_info()).title))
+    expect(titles.slice(0, 2)).toEqual(['Trip to Lisbon', 'Trip to Porto instead'])
+    expect(sessions.map((s) => s.title)).toEqual(titles)
+    expect(sessions.map((s) => s.session_id)).toEqual([root.session_id, fork.session_id, grand.session_id])
+    for (const [a, b] of [
+      [root, sessions[0]!],
+      [fork, sessions[1]!],
+      [grand, sessions[2]!],
+    ] as const) {
+      const src = await tree(rt, a)
+      const dst = await tree(other, await other.sessions.get(b.session_id))
+      expect(dst.messages).toEqual(src.messages)
+      expect(dst.info.parent?.fork_seq).toBe(src.info.parent?.fork_seq)
+      expect(dst.info.parent?.fork_message_id).toBe(src.info.parent?.fork_message_id)
+    }
+    expect(sessions[1]!.parent?.parent_session_id).toBe(sessions[0]!.session_id)
+    expect(sessions[2]!.parent?.parent_session_id).toBe(sessions[1]!.session_id)
+    // A tool call keeps its input and output.
+    const call = (await allMessages(await other.sessions.get(sessions[0]!.session_id)))
+      .flatMap((m) => m.parts)
+      .find((p) => p.type === 'tool_call')
+    expect(call).toMatchObject({ name: 'list_directory', status: 'done', input: { path: '.' } })
+    expect(new Set((await other.sessions.search('Braga')).map((h) => h.session_id))).toEqual(
+      new Set([sessions[2]!.session_id]),
+    )
+
+    // Into the same Arbor twice: the ids are taken, so the copies get new ones.
+    const again = await rt.sessions.import({ data: file.text })
+    const twice = await rt.sessions.import({ data: file.text })
+    const ids = new Set([root, fork, grand].map((s) => s.session_id))
+    for (const s of [...again.sessions, ...twice.sessions]) expect(ids.has(s.session_id)).toBe(false)
+    expect(again.sessions[0]!.session_id).not.toBe(twice.sessions[0]!.session_id)
+    const copy = await rt.sessions.get(twice.sessions[2]!.session_id)
+    expect((await allMessages(copy)).map(content)).toEqual((await allMessages(grand)).map(content))
+    // And an imported chat goes on like any other: it takes a prompt, and forks.
+    expect((await (await copy.prompt({ query: 'continue' })).finished).success).toBe(true)
+    expect((await rt.sessions.list()).length).toBe(9)
+  })
+
+  it('a Markdown export is a readable transcript', async () => {
+    const rt = sqliteRuntime()
+    const { root } = await chatWithForks(rt)
+    const md = await rt.sessions.export(root.session_id, { format: 'markdown' })
+    expect(md.filename).toBe('Trip-to-Lisbon.md')
+    expect(md.text).toMatch(/^# Trip to Lisbon\n/)
+    expect(md.text).toContain('first question about trams')
+    expect(md.text).toMatch(/### You · \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC/)
+    expect(md.text).toContain('<summary>Reasoning</summary>')
+    expect(md.text).toContain('**Tool call: `list_directory`** (done)')
+    expect(md.text).toContain('"path": "."')
+    expect(md.text).toContain('## Forks\n\n- Trip to Porto instead (from message 3)')
+  })
+
+  it('exports a fork with the history it inherited, as a chat of its own', async () => {
+    const rt = sqliteRuntime()
+    const { fork } = await chatWithForks(rt)
+    const file = await rt.sessions.export(fork.session_id, { format: 'json' })
+    const other = sqliteRuntime()
+    const { sessions } = await other.sessions.import({ data: file.text })
+    expect(sessions.length).toBe(2)
+    expect(sessions[0]!.parent).toBeUndefined()
+    const imported = await allMessages(await other.sessions.get(sessions[0]!.session_id))
+    expect(imported.map(textOf)).toEqual((await allMessages(fork)).map(textOf))
+  })
+
+  it('exports what is visible after Clear messages, and renumbers the fork points to match', async () => {
+    const rt = sqliteRuntime()
+    const root = await rt.sessions.create({ title: 'Cleared' })
+    for (const query of ['old one', 'old two']) await (await root.prompt({ query })).finished
+    await rt.sessions.clear_messages(root.session_id)
+    for (const query of ['new one', 'new two']) await (await root.prompt({ query })).finished
+    const visible = await allMessages(root)
+    const fork = await root.fork({ message_id: visible[1]!.message_id })
+    await (
+      await fork.prompt({ query: 'forked' })
+    ).finished
+
+    const other = sqliteRuntime()
+    const data = (await rt.sessions.export(root.session_id, { format: 'json' })).text
+    const { sessions } = await other.sessions.import({ data })
+    const [copy, copyFork] = await Promise.all(sessions.map((s) => other.sessions.get(s.session_id)))
+    expect((await allMessages(copy!)).map(textOf)).toEqual(visible.map(textOf))
+    expect((await allMessages(copyFork!)).map(textOf)).toEqual((await allMessages(fork)).map(textOf))
+    expect(sessions[1]!.parent?.fork_seq).toBe(2)
+  })
+
+  it('refuses a file that is not an export, a newer one or a damaged one, and writes nothing', async () => {
+    const dataDir = tempDir()
+    const rt = sqliteRuntime({ dataDir })
+    const { root } = await chatWithForks(rt)
+    const good = JSON.parse((await rt.sessions.export(root.session_id, { format: 'json' })).text) as {
+      version: number
+      sessions: Array<{ messages: Array<{ role: string; seq: number }>; parent_session_id: string | null }>
+    }
+    const before = dumpDatabase(dataDir)
+    const damagedRole = structuredClone(good)
+    damagedRole.sessions[1]!.messages[0]!.role = 'wizard'
+    const gap = structuredClone(good)
+    gap.sessions[2]!.messages[0]!.seq += 1
+    const orphan = structuredClone(good)
+    orphan.sessions[2]!.parent_session_id = 'ses_nowhere'
+    const cases: Array<[string, string]> = [
+      ['not json at all {', 'it is not JSON'],
+      ['{"hello":"world"}', 'is not an Arbor chat export'],
+      [JSON.stringify({ ...good, version: 7 }), 'exported by a newer Arbor (file format version 7'],
+      [JSON.stringify(damagedRole), 'This chat file is damaged (sessions.1.messages.0.role'],
+      [JSON.stringify(gap), 'is out of order'],
+      [JSON.stringify(orphan), 'comes before its parent ses_nowhere, or has none'],
+      [JSON.stringify(good).slice(0, 5000), 'it is not JSON'],
+    ]
+    for (const [data, message] of cases) {
+      const err = await refusal(() => rt.sessions.import({ data }))
+      expect(err.code).toBe('invalid_request')
+      expect(err.message).toContain(message)
+    }
+    expect((await refusal(() => rt.sessions.import({ data: '' }))).message).toContain('is empty')
+    expect(dumpDatabase(dataDir)).toEqual(before)
+  })
+
+  it('an import that fails part-way leaves nothing behind (one transaction)', async () => {
+    const rt = sqliteRuntime()
+    const { root } = await chatWithForks(rt)
+    const data = (await rt.sessions.export(root.session_id, { format: 'json' })).text
+    const dataDir = tempDir()
+    let inserts = 0
+    // The disk fails at the fourth message of the import (inside the fork's).
+    const failing = sqliteRuntime({
+      dataDir,
+      wrapStore: (store) =>
+        new Proxy(store, {
+          get(target, prop, receiver) {
+            const value = Reflect.get(target, prop, receiver) as unknown
+            if (prop !== 'insertMessage' || typeof value !== 'function') return value
+            return (...args: Parameters<Store['insertMessage']>) => {
+              if (++inserts === 9)
+                throw Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR_WRITE' })
+              return target.insertMessage(...args)
+            }
+          },
+        }),
+    })
+    const before = dumpDatabase(dataDir)
+    const err = await refusal(() => failing.sessions.import({ data }))
+    expect(err.message).toContain('could not write')
+    expect(dumpDatabase(dataDir)).toEqual(before)
+    expect(await failing.sessions.list()).toEqual([])
+  })
+})
