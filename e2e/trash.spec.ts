@@ -54,7 +54,7 @@ test.describe('trash', () => {
 
     // Search does not find what is in the Trash.
     await page.getByRole('searchbox', { name: 'Search messages' }).fill('tax')
-    await expect(sidebar(page).getByText('No message contains “tax”.')).toBeVisible()
+    await expect(sidebar(page).getByText('No chat or message contains “tax”.')).toBeVisible()
     await page.getByRole('searchbox', { name: 'Search messages' }).fill('')
 
     await trash(page).getByRole('button', { name: 'Trash' }).click()

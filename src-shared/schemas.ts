@@ -7,8 +7,15 @@ import { ArborError } from './errors'
  * except for what it chooses to use.
  */
 
-/** Largest accepted prompt / steering note / answer, in characters. */
-export const MAX_TEXT_CHARS = 100_000
+import {
+  ATTACHMENT_IMAGE_TYPES,
+  MAX_ATTACHMENT_IMAGE_BYTES,
+  MAX_ATTACHMENT_TEXT_CHARS,
+  MAX_ATTACHMENTS,
+  MAX_TEXT_CHARS,
+} from './limits'
+
+export { MAX_PROMPT_REQUEST_BYTES, MAX_TEXT_CHARS } from './limits'
 /** Largest accepted serialized request, in bytes (checked by the transports). */
 export const MAX_REQUEST_BYTES = 512 * 1024
 /** Largest accepted chat file to import (its text), in characters: a long chat with its forks. */
@@ -27,6 +34,33 @@ const text = z
   .max(MAX_TEXT_CHARS, `must be at most ${MAX_TEXT_CHARS} characters`)
   .refine((s) => s.trim().length > 0, 'must not be empty')
 const sessionRef = z.strictObject({ session_id: id })
+
+const attachment = z
+  .strictObject({
+    name: z.string().min(1).max(255),
+    mime_type: z.string().min(1).max(200),
+    size: z.number().int().min(0),
+    text: z
+      .string()
+      .max(MAX_ATTACHMENT_TEXT_CHARS, `a text file may be at most ${MAX_ATTACHMENT_TEXT_CHARS} characters`)
+      .optional(),
+    data: z
+      .string()
+      .max(
+        Math.ceil(MAX_ATTACHMENT_IMAGE_BYTES / 3) * 4,
+        `an image may be at most ${MAX_ATTACHMENT_IMAGE_BYTES / 1024 / 1024} MB`,
+      )
+      .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'must be base64')
+      .optional(),
+  })
+  .refine(
+    (a) => (a.text === undefined) !== (a.data === undefined),
+    'needs exactly one of text (a text file) or data (an image)',
+  )
+  .refine(
+    (a) => a.data === undefined || ATTACHMENT_IMAGE_TYPES.includes(a.mime_type),
+    `an image must be one of ${ATTACHMENT_IMAGE_TYPES.join(', ')}`,
+  )
 
 // The enums below are the only declaration of these unions: types.ts and contract.ts derive
 // SecurityMode, Remember, Decision, Theme and ProviderKind from them.
@@ -165,7 +199,11 @@ export const schemas = {
   'session.get_info': sessionRef,
   'session.subscribe': sessionRef,
   'session.unsubscribe': sessionRef,
-  'session.prompt': z.strictObject({ session_id: id, query: text }),
+  'session.prompt': z.strictObject({
+    session_id: id,
+    query: text,
+    attachments: z.array(attachment).max(MAX_ATTACHMENTS, `at most ${MAX_ATTACHMENTS} files`).optional(),
+  }),
   'session.wait_turn': z.strictObject({ session_id: id, turn_id: id }),
   'session.turn': z.strictObject({ session_id: id, turn_id: id }),
   'session.status': sessionRef,

@@ -123,7 +123,25 @@ export interface ElicitField {
   maximum?: number
 }
 
-export type MessagePart = TextPart | ReasoningPart | ToolCallPart | InteractionPart
+/**
+ * A file the user attached to a prompt: a text file's text (the model reads it), or an image's
+ * data (base64; a model that takes images sees it, others are told it is there).
+ */
+export interface AttachmentPart {
+  type: 'attachment'
+  part_id: string
+  name: string
+  mime_type: string
+  /** Bytes of the file as attached. */
+  size: number
+  text?: string
+  data?: string
+}
+
+/** An attachment as a prompt carries it (the runtime gives it its part id). */
+export type Attachment = Omit<AttachmentPart, 'type' | 'part_id'>
+
+export type MessagePart = TextPart | ReasoningPart | ToolCallPart | InteractionPart | AttachmentPart
 
 /**
  * A content block of an MCP tool result, as a tool call's output keeps it

@@ -169,8 +169,10 @@ export function createRouter(runtime: Runtime, appInfo: () => AppInfo, host: Hos
       unsubscribe(peer.id, r.session_id)
       return { subscribed: false }
     },
-    'session.prompt': async ({ session_id, query }) => {
-      const { id, command_id } = await (await s(session_id)).prompt({ query })
+    'session.prompt': async ({ session_id, query, attachments }) => {
+      const { id, command_id } = await (
+        await s(session_id)
+      ).prompt({ query, ...(attachments ? { attachments } : {}) })
       return { id, command_id }
     },
     'session.wait_turn': async (r) => (await on(r.session_id, (x) => x.turn(r.turn_id))).finished,

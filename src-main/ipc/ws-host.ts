@@ -4,7 +4,11 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net'
 import { extname, join, normalize, resolve, sep } from 'node:path'
 import { WebSocketServer, type WebSocket } from 'ws'
-import { MAX_IMPORT_REQUEST_BYTES, MAX_REQUEST_BYTES } from '../../src-shared/schemas'
+import {
+  MAX_IMPORT_REQUEST_BYTES,
+  MAX_PROMPT_REQUEST_BYTES,
+  MAX_REQUEST_BYTES,
+} from '../../src-shared/schemas'
 import type { ServerEvent } from '../../src-shared/types'
 import { newId } from '../../src-shared/ids'
 import type { Peer, Router } from './router'
@@ -210,7 +214,17 @@ export async function startBrowserHost(opts: {
           },
         })
       // Past the id check, so the caller hears which of its requests was too large.
-      if (bytes > MAX_REQUEST_BYTES && method !== 'sessions.import') return tooLarge(MAX_REQUEST_BYTES, id)
+      // Larger requests only where large content is the point: an import, a prompt's files.
+      if (method === 'session.prompt' && bytes > MAX_PROMPT_REQUEST_BYTES)
+        return reply(id, {
+          ok: false,
+          error: {
+            code: 'payload_too_large',
+            message: `A message with its attachments may be at most ${MAX_PROMPT_REQUEST_BYTES / 1024 / 1024} MB; attach fewer or smaller files.`,
+          },
+        })
+      if (bytes > MAX_REQUEST_BYTES && method !== 'sessions.import' && method !== 'session.prompt')
+        return tooLarge(MAX_REQUEST_BYTES, id)
       void opts.router.handle(method, params, peer).then((result) => reply(id, result))
     })
     ws.on('close', () => opts.router.disconnect(peer))

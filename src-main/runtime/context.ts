@@ -1,4 +1,4 @@
-import type { SessionMessage, ToolCallPart } from '../../src-shared/types'
+import type { AttachmentPart, SessionMessage, ToolCallPart } from '../../src-shared/types'
 import type { ModelMessage } from './models/types'
 import type { Tool } from './tools'
 
@@ -23,6 +23,29 @@ export function toolResult(call: ToolCallPart): { output: unknown; isError: bool
 }
 
 /**
+ * A prompt as the model gets it: its text, then each attached text file inside an
+ * <attachment> element naming it, and its images beside (the provider adapter decides how).
+ */
+function userMessage(m: SessionMessage): Extract<ModelMessage, { role: 'user' }> {
+  const files = m.parts.filter((p): p is AttachmentPart => p.type === 'attachment')
+  if (files.length === 0) return { role: 'user', content: textOf(m) }
+  const texts = files
+    .filter((f) => f.text !== undefined)
+    .map(
+      (f) =>
+        `<attachment name="${f.name.replace(/"/g, "'")}" type="${f.mime_type}">\n${f.text}\n</attachment>`,
+    )
+  const images = files
+    .filter((f) => f.data !== undefined)
+    .map((f) => ({ name: f.name, mime_type: f.mime_type, data: f.data!, size: f.size }))
+  return {
+    role: 'user',
+    content: [textOf(m), ...texts].join('\n\n'),
+    ...(images.length ? { images } : {}),
+  }
+}
+
+/**
  * Turns persisted history into model messages. Action lines and error messages are for
  * people, not the model; a summary stands in for everything before it.
  */
@@ -32,7 +55,7 @@ export function buildModelMessages(history: SessionMessage[]): ModelMessage[] {
     if (m.kind === 'summary')
       out.push({ role: 'user', content: `Summary of the earlier conversation:\n${textOf(m)}` })
     else if (m.kind === 'steer') out.push({ role: 'user', content: `[Steering note] ${textOf(m)}` })
-    else if (m.role === 'user' && m.kind === 'text') out.push({ role: 'user', content: textOf(m) })
+    else if (m.role === 'user' && m.kind === 'text') out.push(userMessage(m))
     else if (m.role === 'assistant' && m.kind === 'text') {
       const content: Extract<ModelMessage, { role: 'assistant' }>['content'] = []
       const calls: ToolCallPart[] = []

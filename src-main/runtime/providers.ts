@@ -102,6 +102,9 @@ export class ProviderRegistry {
       model,
       secrets: () => [this.secrets.get(secretName(p.provider_id))],
       images_in_tool_results: p.kind === 'anthropic',
+      // Claude models all take images; on an OpenAI-compatible server it depends on the model,
+      // so only OpenAI's own API is assumed to (its current models do).
+      images_in_prompts: p.kind === 'anthropic' || /^https:\/\/api\.openai\.com\//.test(p.base_url),
       ...(hint ? { reach_hint: hint } : {}),
     }
   }

@@ -334,7 +334,8 @@ function sessionFacade(
     async prompt(req) {
       if (!req || typeof req !== 'object')
         throw new ArborError('invalid_request', 'prompt() takes an object: prompt({ query: "…" }).')
-      const { id: turn_id, command_id, finished } = core.prompt(args('session.prompt', req).query)
+      const { query, attachments } = args('session.prompt', req)
+      const { id: turn_id, command_id, finished } = core.prompt(query, attachments)
       return { id: turn_id, command_id, finished }
     },
     turn: async (turn_id) => core.turnHandle(args('session.turn', { turn_id }).turn_id),

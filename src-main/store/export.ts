@@ -17,6 +17,8 @@ function partText(p: MessagePart): string {
   if (p.type === 'reasoning') return `> (reasoning) ${p.text.replace(/\n/g, '\n> ')}`
   if (p.type === 'tool_call')
     return `[tool ${p.name} (${p.status})] ${p.input_text}${p.output !== undefined ? `\n→ ${JSON.stringify(p.output)}` : ''}${p.error ? `\n→ ${p.error}` : ''}`
+  if (p.type === 'attachment')
+    return p.text !== undefined ? `[attached ${p.name}]\n${p.text}` : `[attached image ${p.name}]`
   return `[${p.kind}: ${p.description ?? p.question ?? ''} — ${p.status}]`
 }
 

@@ -1,4 +1,5 @@
 import type {
+  Attachment,
   InteractionPart,
   SearchHit,
   SecurityMode,
@@ -68,7 +69,7 @@ export interface SetChanges {
 
 /** Each command kind with the payload it carries in the command log. */
 export type CommandPayload =
-  | { kind: 'prompt'; payload: { query: string } }
+  | { kind: 'prompt'; payload: { query: string; attachments?: Attachment[] } }
   | { kind: 'set'; payload: { changes: SetChanges } }
   | { kind: 'compact'; payload: Record<string, never> }
   | { kind: 'steer'; payload: { text: string } }

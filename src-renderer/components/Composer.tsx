@@ -1,6 +1,10 @@
 import { useEffect, useId, useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react'
 import { useActions, useApp, useAppStore } from '../state/hooks'
 import { pendingInteractions } from '../state/transcript'
+import { MAX_TEXT_CHARS } from '../../src-shared/limits'
+import type { Attachment } from '../../src-shared/types'
+import { readFiles, textAsFile } from '../lib/attachments'
+import { AttachmentChips } from './Attachments'
 import { PromptMenu, ResourcePicker, usePromptMenu } from './McpComposer'
 
 const NO_PLUGINS: string[] = []
@@ -38,6 +42,11 @@ function saveDraft(id: string | null, text: string): void {
     // Storage full or disabled: the in-memory copy still follows the chat.
   }
 }
+
+/** What a message with files and no text says (a prompt always has text). */
+const FILES_ONLY = 'See the attached files.'
+/** What a message says when its over-long text went as a file. */
+const LONG_TEXT_NOTE = 'The text is in the attached file.'
 
 /**
  * Enter sends, Shift+Enter adds a line. While a turn runs, new prompts queue behind it, Steer
@@ -79,6 +88,19 @@ export function Composer() {
   }
   const ref = useRef<HTMLTextAreaElement>(null)
   const running = state === 'running' || state === 'waiting'
+  // Files for the next message (dropped, pasted or picked), and why others were refused.
+  const [files, setFiles] = useState<Attachment[]>([])
+  const [refused, setRefused] = useState<string[]>([])
+  const [dropping, setDropping] = useState(false)
+  const picker = useRef<HTMLInputElement>(null)
+  const addFiles = async (list: readonly File[]) => {
+    if (list.length === 0) return
+    const read = await readFiles(list, files.length)
+    setFiles((f) => [...f, ...read.files])
+    setRefused(read.refused)
+    ref.current?.focus()
+  }
+  const tooLong = text.trim().length > MAX_TEXT_CHARS
   const plugins = useApp((s) => s.transcript?.info?.plugins ?? NO_PLUGINS)
   const menu = usePromptMenu(text, plugins, (t) => {
     setText(t)
@@ -101,11 +123,30 @@ export function Composer() {
 
   const submit = () => {
     const query = text.trim()
-    if (!query) return
+    if (!query && files.length === 0) return
+    // Too long for a message: the composer offers to send it as a file instead (see below).
+    if (query.length > MAX_TEXT_CHARS) return
+    const attached = files
     setText('')
-    void send(query).then((ok) => {
-      // Give the text back if it could not be sent (and nothing new was typed meanwhile).
-      if (!ok) setText((current) => current || query)
+    setFiles([])
+    setRefused([])
+    void send(query || FILES_ONLY, attached).then((ok) => {
+      // Give the text and files back if they could not be sent (and nothing new was typed meanwhile).
+      if (!ok) {
+        setText((current) => current || query)
+        setFiles((current) => (current.length ? current : attached))
+      }
+    })
+  }
+
+  /** The text over the limit becomes a file on the message; what the user sends is a short note. */
+  const sendAsFile = () => {
+    const attached = [...files, textAsFile(text.trim())]
+    setText('')
+    setFiles([])
+    setRefused([])
+    void send(LONG_TEXT_NOTE, attached).then((ok) => {
+      if (!ok) setFiles(attached)
     })
   }
 
@@ -131,13 +172,54 @@ export function Composer() {
 
   return (
     <form
-      className="composer"
+      className={`composer${dropping ? ' dropping' : ''}${files.length > 0 || refused.length > 0 || tooLong ? ' has-top' : ''}`}
+      aria-label="Compose a message"
       onSubmit={(e) => {
         e.preventDefault()
         submit()
       }}
+      onDragOver={(e) => {
+        if (!e.dataTransfer.types.includes('Files')) return
+        e.preventDefault()
+        setDropping(true)
+      }}
+      onDragLeave={(e) => {
+        if (!e.currentTarget.contains(e.relatedTarget as Node | null)) setDropping(false)
+      }}
+      onDrop={(e) => {
+        if (e.dataTransfer.files.length === 0) return
+        e.preventDefault()
+        setDropping(false)
+        void addFiles([...e.dataTransfer.files])
+      }}
     >
       <PromptMenu menu={menu} listId={menuId} />
+      {(files.length > 0 || refused.length > 0 || tooLong) && (
+        <div className="composer-top">
+          <AttachmentChips files={files} onRemove={(i) => setFiles((f) => f.filter((_, j) => j !== i))} />
+          {refused.length > 0 && (
+            <p className="composer-refused" role="alert">
+              {refused.join(' ')}
+            </p>
+          )}
+          {tooLong && (
+            <div className="composer-notice" role="status">
+              <span>
+                This is {text.trim().length.toLocaleString()} characters: a message holds at most{' '}
+                {MAX_TEXT_CHARS.toLocaleString()}. Send it as an attached file instead?
+              </span>
+              <button
+                type="button"
+                className="btn btn-small btn-primary"
+                onClick={sendAsFile}
+                disabled={!connected}
+              >
+                Send as a file
+              </button>
+            </div>
+          )}
+        </div>
+      )}
       <textarea
         ref={ref}
         id={COMPOSER_ID}
@@ -156,8 +238,34 @@ export function Composer() {
         value={text}
         onChange={(e) => setText(e.target.value)}
         onKeyDown={onKeyDown}
+        onPaste={(e) => {
+          // Pasted files (a screenshot, files copied in a file manager) are attached; text pastes as text.
+          const pasted = [...e.clipboardData.files]
+          if (pasted.length === 0) return
+          e.preventDefault()
+          void addFiles(pasted)
+        }}
       />
       <div className="composer-actions">
+        <input
+          ref={picker}
+          type="file"
+          multiple
+          hidden
+          aria-label="Files to attach"
+          onChange={(e) => {
+            void addFiles([...(e.target.files ?? [])])
+            e.target.value = ''
+          }}
+        />
+        <button
+          type="button"
+          className="btn"
+          title="Attach text files or images (or drop them here)"
+          onClick={() => picker.current?.click()}
+        >
+          Add files
+        </button>
         <ResourcePicker
           plugins={plugins}
           onAttach={(block) => {
@@ -188,7 +296,11 @@ export function Composer() {
             Stop
           </button>
         )}
-        <button type="submit" className="btn btn-primary" disabled={!text.trim() || !connected}>
+        <button
+          type="submit"
+          className="btn btn-primary"
+          disabled={(!text.trim() && files.length === 0) || tooLong || !connected}
+        >
           {running ? 'Queue' : 'Send'}
         </button>
       </div>

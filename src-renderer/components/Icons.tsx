@@ -101,3 +101,17 @@ export function RegenerateIcon() {
     </svg>
   )
 }
+
+export function FileIcon() {
+  return (
+    <svg width="14" height="14" viewBox="0 0 16 16" aria-hidden="true" focusable="false">
+      <path
+        d="M4 1.5h5l3.5 3.5v9.5h-8.5zM9 1.5V5h3.5"
+        fill="none"
+        stroke="currentColor"
+        strokeWidth="1.3"
+        strokeLinejoin="round"
+      />
+    </svg>
+  )
+}

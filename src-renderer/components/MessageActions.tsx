@@ -1,6 +1,8 @@
-import { useEffect, useRef, useState, type KeyboardEvent } from 'react'
+import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react'
 import type { SessionMessage } from '../../src-shared/types'
+import { attachmentsOf } from '../lib/attachments'
 import { copyText } from '../lib/clipboard'
+import { AttachmentChips } from './Attachments'
 import { useActions, useApp } from '../state/hooks'
 import { BranchIcon, CopyIcon, EditIcon, RegenerateIcon } from './Icons'
 import { VersionSwitch } from './Versions'
@@ -97,6 +99,7 @@ export function UserMessage({ message }: { message: SessionMessage }) {
   const [draft, setDraft] = useState('')
   const ref = useRef<HTMLTextAreaElement>(null)
   const text = textOf(message)
+  const files = useMemo(() => attachmentsOf(message.parts), [message.parts])
 
   useEffect(() => {
     if (editing) ref.current?.focus()
@@ -169,6 +172,7 @@ export function UserMessage({ message }: { message: SessionMessage }) {
             {text}
           </p>
         </div>
+        <AttachmentChips files={files} />
       </article>
       <MessageActions
         message={message}

@@ -42,6 +42,9 @@ function blocks(parts: MessagePart[]): Block[] {
       else out.push({ kind: 'bubble', key: part.part_id, parts: [part] })
     } else if (part.type === 'tool_call') {
       out.push({ kind: 'tool', key: part.part_id, part, interaction: gate.get(part.tool_call_id) })
+    } else if (part.type === 'attachment') {
+      // Only a prompt carries files, and UserMessage shows them.
+      continue
     } else if (!(
       part.tool_call_id && parts.some((p) => p.type === 'tool_call' && p.tool_call_id === part.tool_call_id)
     )) {

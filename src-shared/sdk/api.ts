@@ -1,5 +1,6 @@
 import type { AppInfo, Inspection, SystemView } from '../contract'
 import type {
+  Attachment,
   ChatExportResult,
   ExportFormat,
   MessagesPage,
@@ -86,7 +87,8 @@ export interface Session {
   get_info(): Promise<SessionInfo>
   /** Live mutations from now on (no replay). Subscribe before you prompt. */
   subscribe(listener: MutationListener): () => void
-  prompt(req: { query: string }): Promise<TurnHandle>
+  /** `attachments` (Arbor's): text files the model reads, images for models that take them. */
+  prompt(req: { query: string; attachments?: Attachment[] }): Promise<TurnHandle>
   interactions(): Promise<PendingInteraction[]>
   /** Not queued: resumes the waiting turn at once. */
   respond(req: RespondRequest): Promise<{ interaction_id: string; status: string }>

@@ -165,8 +165,12 @@ export function createArbor(transport: ArborTransport, opts: RemoteOptions = {})
           }
         }
       },
-      async prompt({ query }) {
-        const { id, command_id } = await call('session.prompt', { ...ref, query })
+      async prompt({ query, attachments }) {
+        const { id, command_id } = await call('session.prompt', {
+          ...ref,
+          query,
+          ...(attachments?.length ? { attachments } : {}),
+        })
         return handle(session_id, id, command_id)
       },
       async turn(turn_id) {

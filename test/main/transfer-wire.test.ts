@@ -42,8 +42,8 @@ describe('Trash, export and import over the wire', () => {
     expect(sessions.map((x) => x.title)).toEqual(['Long one'])
     const copy = await runtime.sessions.get(sessions[0]!.session_id)
     expect((await allMessages(copy)).map(textOf)).toEqual((await allMessages(s)).map(textOf))
-    // Other calls keep the ordinary limit.
-    const refused = await s.prompt({ query: 'x'.repeat(MAX_REQUEST_BYTES) }).catch((err: unknown) => err)
+    // Other calls keep the ordinary limit (a prompt may be larger only for its attached files).
+    const refused = await s.steer('x'.repeat(MAX_REQUEST_BYTES)).catch((err: unknown) => err)
     expect(refused).toBeInstanceOf(ClientError)
     expect((refused as ClientError).code).toBe('payload_too_large')
   })

@@ -116,8 +116,8 @@ describe('WebSocket host', () => {
       await send(
         JSON.stringify({
           id: 'x',
-          method: 'session.prompt',
-          params: { session_id: id, query: 'a'.repeat(600_000) },
+          method: 'session.steer',
+          params: { session_id: id, text: 'a'.repeat(600_000) },
         }),
       ),
     ).toMatchObject({

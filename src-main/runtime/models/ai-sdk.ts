@@ -30,6 +30,8 @@ export interface Endpoint {
   secrets?: () => Array<string | undefined>
   /** The API takes images inside tool results (Anthropic's does). */
   images_in_tool_results?: boolean
+  /** The model takes images in the user's messages (attached pictures). */
+  images_in_prompts?: boolean
 }
 
 type ToolOutput = Extract<AiMessage, { role: 'tool' }>['content'][number] extends infer P
@@ -59,8 +61,28 @@ function toolOutput(output: unknown, imagesOk: boolean): ToolOutput {
   return { type: 'json', value: (readableOutput(output) ?? null) as never }
 }
 
-function toAiMessages(messages: ModelMessage[], imagesOk = false): AiMessage[] {
+/** Images attached to a prompt, as the API takes them — or named in the text for a model that cannot see them. */
+function userContent(m: Extract<ModelMessage, { role: 'user' }>, imagesOk: boolean): AiMessage {
+  if (!m.images?.length) return { role: 'user', content: m.content }
+  if (!imagesOk) {
+    const named = m.images.map(
+      (i) =>
+        `[An image was attached: ${i.name} (${i.mime_type}, ${Math.ceil(i.size / 1024)} KB). This model does not take images, so it is not shown to you.]`,
+    )
+    return { role: 'user', content: [m.content, ...named].join('\n\n') }
+  }
+  return {
+    role: 'user',
+    content: [
+      { type: 'text', text: m.content },
+      ...m.images.map((i) => ({ type: 'image' as const, image: i.data, mediaType: i.mime_type })),
+    ],
+  }
+}
+
+function toAiMessages(messages: ModelMessage[], imagesOk = false, promptImages = false): AiMessage[] {
   return messages.map((m): AiMessage => {
+    if (m.role === 'user') return userContent(m, promptImages)
     if (m.role === 'tool')
       return {
         role: 'tool',
@@ -232,7 +254,11 @@ export function createAiSdkModel(opts: {
     const result = streamText({
       model: opts.model,
       system: req.system,
-      messages: toAiMessages(req.messages, endpoint.images_in_tool_results === true),
+      messages: toAiMessages(
+        req.messages,
+        endpoint.images_in_tool_results === true,
+        endpoint.images_in_prompts === true,
+      ),
       tools,
       maxRetries: 0,
       abortSignal: req.signal,

@@ -64,6 +64,16 @@ async function* streamText(text: string, delay: number, signal: AbortSignal): As
   }
 }
 
+/** A prompt's own text, and a line for each file attached after it (see context.ts). */
+function splitAttachments(content: string): { prompt: string; files: string[] } {
+  const at = content.indexOf('\n\n<attachment name="')
+  if (at < 0) return { prompt: content, files: [] }
+  const files = [
+    ...content.slice(at).matchAll(/<attachment name="([^"]*)" type="[^"]*">\n([\s\S]*?)\n<\/attachment>/g),
+  ].map(([, name, text]) => `**${name}** (${text!.split('\n').length} lines)`)
+  return { prompt: content.slice(0, at), files }
+}
+
 async function* scriptedStep(request: ModelStepRequest): AsyncGenerator<ModelEvent> {
   const { signal, messages } = request
   const last = messages[messages.length - 1]
@@ -81,7 +91,9 @@ async function* scriptedStep(request: ModelStepRequest): AsyncGenerator<ModelEve
     return
   }
 
-  const prompt = last?.role === 'user' ? last.content : ''
+  const { prompt, files } = last?.role === 'user' ? splitAttachments(last.content) : { prompt: '', files: [] }
+  if (last?.role === 'user')
+    for (const i of last.images ?? []) files.push(`the image **${i.name}** (${i.mime_type})`)
   const steering = prompt.startsWith('[Steering note] ')
 
   const stream = /^\/stream\s+(\d+)(?:\s+(\d+))?\s*$/.exec(prompt)
@@ -137,7 +149,7 @@ async function* scriptedStep(request: ModelStepRequest): AsyncGenerator<ModelEve
 
   const reply = steering
     ? `Understood — I will follow your steering note:\n\n> ${prompt.slice('[Steering note] '.length)}`
-    : `You said:\n\n${quote(prompt)}\n\nI am the **scripted offline model**: I answer without a network or a key. ` +
+    : `You said:\n\n${quote(prompt)}\n\n${files.length ? `You attached ${files.join(', ')}.\n\n` : ''}I am the **scripted offline model**: I answer without a network or a key. ` +
       'Try `/stream 50`, `/tool list_directory {"path":"."}` or `/error something broke`.'
   yield* streamText(reply, 20, signal)
   yield { type: 'finish', usage: usage(request, reply) }

@@ -6,7 +6,13 @@ import type { McpBlock } from '../../../src-shared/types'
  */
 export type ModelMessage =
   | { role: 'system'; content: string }
-  | { role: 'user'; content: string }
+  | {
+      role: 'user'
+      /** The prompt, then each attached text file (see `withAttachments`). */
+      content: string
+      /** Attached images: sent as images where the API takes them, named in the text elsewhere. */
+      images?: Array<{ name: string; mime_type: string; data: string; size: number }>
+    }
   | {
       role: 'assistant'
       content: Array<

@@ -2,7 +2,13 @@ import { ArborError } from '../../../src-shared/errors'
 import { newId } from '../../../src-shared/ids'
 import { MAX_TEXT_CHARS } from '../../../src-shared/schemas'
 import { toErrorShape } from '../../../src-shared/errors'
-import type { QueuedCommand, SecurityMode, SessionMessage, TurnResult } from '../../../src-shared/types'
+import type {
+  Attachment,
+  QueuedCommand,
+  SecurityMode,
+  SessionMessage,
+  TurnResult,
+} from '../../../src-shared/types'
 import type { CommandPayload, CommandRow, SessionRow, SetChanges, Store, TurnRow } from '../../store'
 import { buildModelMessages } from '../context'
 import { checkWorkspace } from '../workspace'
@@ -14,7 +20,7 @@ export type { SetChanges }
 
 /** What enters a session's FIFO, as the runtime handles it. */
 export type Command =
-  | { kind: 'prompt'; query: string }
+  | { kind: 'prompt'; query: string; attachments?: Attachment[] }
   | { kind: 'set'; changes: SetChanges }
   | { kind: 'compact' }
   | { kind: 'steer'; text: string }
@@ -23,7 +29,11 @@ export type Command =
 export function commandOf(row: CommandRow): Command {
   switch (row.kind) {
     case 'prompt':
-      return { kind: 'prompt', query: row.payload.query }
+      return {
+        kind: 'prompt',
+        query: row.payload.query,
+        ...(row.payload.attachments ? { attachments: row.payload.attachments } : {}),
+      }
     case 'steer':
       return { kind: 'steer', text: row.payload.text }
     case 'compact':
@@ -36,7 +46,13 @@ export function commandOf(row: CommandRow): Command {
 function rowOf(command: Command): CommandPayload {
   switch (command.kind) {
     case 'prompt':
-      return { kind: 'prompt', payload: { query: command.query } }
+      return {
+        kind: 'prompt',
+        payload: {
+          query: command.query,
+          ...(command.attachments ? { attachments: command.attachments } : {}),
+        },
+      }
     case 'steer':
       return { kind: 'steer', payload: { text: command.text } }
     case 'compact':

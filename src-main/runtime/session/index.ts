@@ -3,6 +3,7 @@ import { newId } from '../../../src-shared/ids'
 import type { Inspection, SystemView } from '../../../src-shared/contract'
 import type { ForkRequest } from '../../../src-shared/sdk/api'
 import type {
+  Attachment,
   MessagesPage,
   PendingInteraction,
   Receipt,
@@ -115,14 +116,18 @@ export class SessionCore {
 
   // ---- the FIFO --------------------------------------------------------------------------
 
-  prompt(query: string): { id: string; command_id: string; finished: Promise<TurnResult> } {
+  prompt(
+    query: string,
+    attachments?: Attachment[],
+  ): { id: string; command_id: string; finished: Promise<TurnResult> } {
     this.ctx.writableRow()
     checkText('prompt', query)
     const turn_id = newId('turn')
+    const prompt = { kind: 'prompt' as const, query, ...(attachments?.length ? { attachments } : {}) }
     let cmd: CommandRow
-    if (this.scheduler.idle()) cmd = this.scheduler.startPrompt(query, turn_id)
+    if (this.scheduler.idle()) cmd = this.scheduler.startPrompt(prompt, turn_id)
     else {
-      cmd = enqueue(this.ctx, { kind: 'prompt', query }, turn_id)
+      cmd = enqueue(this.ctx, prompt, turn_id)
       this.queued()
     }
     return { id: turn_id, command_id: cmd.command_id, finished: this.scheduler.waitTurn(turn_id) }

@@ -3,7 +3,7 @@ import { newId } from '../../../src-shared/ids'
 import type { SessionInfoMutation, TurnResult } from '../../../src-shared/types'
 import type { CommandRow, TurnRow } from '../../store'
 import { checkpoint } from './checkpoints'
-import { commandOf, commandRow, queuedTurn, runCommand } from './commands'
+import { commandOf, commandRow, queuedTurn, runCommand, type Command } from './commands'
 import { activeTurn, FINISHED, now, type ActiveTurn, type SessionContext } from './context'
 import { pendingOf } from './interactions'
 import { textOf, type MessageLog } from './log'
@@ -19,6 +19,8 @@ const STALL_RETRY_MS = 1000
  * loop's halts and resumes, and the waiters of `turn.finished`. The facade (index.ts) calls in;
  * the modules it drives return outcomes and never call back.
  */
+type PromptCommand = Extract<Command, { kind: 'prompt' }>
+
 export class Scheduler {
   private pumping = false
   /** Storage notices already shown (one per stalled turn or queue). */
@@ -152,22 +154,23 @@ export class Scheduler {
    * it, without passing through "queued" in between. Its first step skips the queue check (it
    * was just made, empty).
    */
-  startPrompt(query: string, turn_id: string): CommandRow {
-    const command = commandRow(this.ctx, { kind: 'prompt', query }, turn_id)
+  startPrompt(prompt: PromptCommand, turn_id: string): CommandRow {
+    const command = commandRow(this.ctx, prompt, turn_id)
     const turn = queuedTurn(this.ctx, command, turn_id)
-    this.begin(turn, query, () => this.ctx.store.enqueueCommand({ ...command, status: 'active' }), true)
+    this.begin(turn, prompt, () => this.ctx.store.enqueueCommand({ ...command, status: 'active' }), true)
     return command
   }
 
   private startTurn(cmd: CommandRow): void {
     const command = commandOf(cmd)
-    const query = command.kind === 'prompt' ? command.query : ''
+    const prompt: PromptCommand = command.kind === 'prompt' ? command : { kind: 'prompt', query: '' }
     const turn = this.ctx.store.getTurn(cmd.turn_id!)!
-    this.begin(turn, query, () => this.ctx.store.setCommandStatus(cmd.command_id, 'active'), false)
+    this.begin(turn, prompt, () => this.ctx.store.setCommandStatus(cmd.command_id, 'active'), false)
   }
 
   /** Moves a turn to running with its user message, in one transaction, and drives it. */
-  private begin(turn: TurnRow, query: string, activate: () => void, fresh: boolean): void {
+  private begin(turn: TurnRow, prompt: PromptCommand, activate: () => void, fresh: boolean): void {
+    const { query, attachments = [] } = prompt
     const { store } = this.ctx
     const run_id = newId('run')
     Object.assign(turn, { status: 'running', run_id, runs: [...turn.runs, run_id], updated_at: now() })
@@ -176,7 +179,11 @@ export class Scheduler {
     const user = store.transaction(() => {
       activate()
       store.saveTurn(turn)
-      const m = this.log.insert(textOf('user', 'text', query, turn.turn_id))
+      const message = textOf('user', 'text', query, turn.turn_id)
+      // The prompt's files follow its text, as parts of the same message.
+      for (const file of attachments)
+        message.parts.push({ type: 'attachment', part_id: newId('prt'), ...file })
+      const m = this.log.insert(message)
       this.autoTitle(query)
       return m
     })

@@ -37,6 +37,8 @@ function fileMessage(m: SessionMessage, seq: number): ChatFileSession['messages'
     revision: m.revision,
     ...(m.turn_id ? { turn_id: m.turn_id } : {}),
     ...(m.error_code ? { error_code: m.error_code } : {}),
+    ...(m.model ? { model: m.model } : {}),
+    ...(m.usage ? { usage: m.usage } : {}),
     created_at: m.created_at,
     updated_at: m.updated_at,
   }

@@ -57,16 +57,32 @@ const interactionPart = z.object({
   remember: z.enum(['once', 'session', 'always_for_tool']).optional(),
 })
 
+const attachmentPart = z.object({
+  type: z.literal('attachment'),
+  part_id: short,
+  name: short,
+  mime_type: short,
+  size: z.number().int().min(0),
+  text: str.optional(),
+  data: str.optional(),
+})
+
 export const chatFileMessage = z.object({
   message_id: short,
   seq: z.number().int().min(1),
   role: z.enum(['user', 'assistant', 'tool', 'system']),
   kind: z.enum(['text', 'action', 'error', 'summary', 'steer']),
   status: z.enum(['streaming', 'complete', 'cancelled', 'interrupted']),
-  parts: z.array(z.discriminatedUnion('type', [textPart, reasoningPart, toolCallPart, interactionPart])),
+  parts: z.array(
+    z.discriminatedUnion('type', [textPart, reasoningPart, toolCallPart, interactionPart, attachmentPart]),
+  ),
   revision: z.number().int().min(0).optional(),
   turn_id: short.optional(),
   error_code: short.optional(),
+  model: short.optional(),
+  usage: z
+    .object({ input_tokens: z.number().int().min(0), output_tokens: z.number().int().min(0) })
+    .optional(),
   created_at: time,
   updated_at: time,
 })

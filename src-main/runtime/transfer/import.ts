@@ -181,6 +181,8 @@ export function importChat(store: Store, data: string, opts: ImportOptions): Ses
           updated_at: m.updated_at,
           ...(m.turn_id ? { turn_id: m.turn_id } : {}),
           ...(m.error_code ? { error_code: m.error_code } : {}),
+          ...(m.model ? { model: m.model } : {}),
+          ...(m.usage ? { usage: m.usage } : {}),
         }
         store.insertMessage(message)
         own.push(message_id)

@@ -49,6 +49,10 @@ function part(p: MessagePart): string {
       const answer = p.answer ? ` — answer: ${p.answer}` : ''
       return `> **${what}:** ${text} (${p.status})${answer}`
     }
+    case 'attachment':
+      return p.text !== undefined
+        ? `**Attached: ${p.name}**\n\n${fenced(p.text)}`
+        : `**Attached image: ${p.name}** (${p.mime_type}, ${p.size} bytes)`
   }
 }
 

@@ -1,5 +1,6 @@
 import { ClientError, type Session } from '../../../src-shared/sdk'
 import type {
+  Attachment,
   Decision,
   Remember,
   SecurityMode,
@@ -7,6 +8,7 @@ import type {
   SessionMessage,
   SnapshotInfo,
 } from '../../../src-shared/types'
+import { attachmentsOf } from '../../lib/attachments'
 import type { Transcript } from '../transcript'
 import { openId, type Slice, type SliceApi } from './api'
 
@@ -36,7 +38,7 @@ export interface ActiveActions {
   /** Creates a chat and opens it; a prompt sent meanwhile waits and goes there. */
   newChat(): Promise<string | null>
   /** Sends a prompt to the open session (creating one first if none is open). */
-  send(query: string): Promise<boolean>
+  send(query: string, attachments?: Attachment[]): Promise<boolean>
   stop(): Promise<void>
   unqueue(command_id: string): Promise<void>
   respond(interaction_id: string, answer: Answer): Promise<void>
@@ -90,7 +92,7 @@ export function createActiveSlice(api: SliceApi): Slice<ActiveState, ActiveActio
   const resend = async (prompt: SessionMessage) => {
     const text = prompt.parts.map((p) => (p.type === 'text' ? p.text : '')).join('')
     const child = await actions.fork({ message_id: prompt.message_id, before: true })
-    if (child) await actions.send(text)
+    if (child) await actions.send(text, attachmentsOf(prompt.parts))
   }
 
   /** The open session's handle, or null. */
@@ -156,7 +158,7 @@ export function createActiveSlice(api: SliceApi): Slice<ActiveState, ActiveActio
       return creating
     },
 
-    async send(query) {
+    async send(query, attachments = []) {
       const text = query.trim()
       if (!text) return false
       try {
@@ -165,7 +167,9 @@ export function createActiveSlice(api: SliceApi): Slice<ActiveState, ActiveActio
         const session_id = pending ? await pending : (openId(api) ?? (await actions.newChat()))
         if (!session_id) return false
         // The open session is subscribed (sync.open), so none of the turn's output is missed.
-        await arbor.session(session_id).prompt({ query: text })
+        await arbor
+          .session(session_id)
+          .prompt({ query: text, ...(attachments.length ? { attachments } : {}) })
         set({ sent: get().sent + 1 })
         return true
       } catch (err) {
@@ -275,8 +279,10 @@ export function createActiveSlice(api: SliceApi): Slice<ActiveState, ActiveActio
     async editAndResend(message_id, text) {
       const query = text.trim()
       if (!query) return
+      // The edit keeps the prompt's files.
+      const files = attachmentsOf(get().transcript?.messages.get(message_id)?.parts ?? [])
       const child = await actions.fork({ message_id, before: true })
-      if (child) await actions.send(query)
+      if (child) await actions.send(query, files)
     },
 
     async snapshots(session_id) {

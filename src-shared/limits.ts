@@ -1,0 +1,21 @@
+/**
+ * Sizes the boundary enforces (schemas.ts), in a module of plain constants so the renderer can
+ * check them before sending without bundling the schemas.
+ */
+
+/** Characters of one prompt, steering note or answer. */
+export const MAX_TEXT_CHARS = 100_000
+
+/** Files on one prompt, and how big each may be: a text file's characters, an image's bytes. */
+export const MAX_ATTACHMENTS = 10
+export const MAX_ATTACHMENT_TEXT_CHARS = 1_000_000
+export const MAX_ATTACHMENT_IMAGE_BYTES = 5 * 1024 * 1024
+/** Image types every provider that takes images accepts. */
+export const ATTACHMENT_IMAGE_TYPES: readonly string[] = [
+  'image/png',
+  'image/jpeg',
+  'image/gif',
+  'image/webp',
+]
+/** A prompt with attachments may be this big on the wire (base64 images). */
+export const MAX_PROMPT_REQUEST_BYTES = 32 * 1024 * 1024
