@@ -1,5 +1,7 @@
 import { expect, openApp, send, test, transcript, waitIdle } from './fixtures'
 
+test.use({ viewport: { width: 1600, height: 900 } })
+
 test('a chat has its own instructions, and each reply shows its model and tokens; the header shows the context used', async ({
   page,
   host,

@@ -7,10 +7,21 @@ async function fits(page: import('@playwright/test').Page) {
     width: window.innerWidth,
   }))
   expect(scroll).toBeLessThanOrEqual(width)
-  for (const name of ['History', 'More actions']) {
-    const box = (await page.getByRole('button', { name }).boundingBox())!
-    expect(box.x + box.width, `${name} inside the window`).toBeLessThanOrEqual(width)
+  const header = page.locator('.chat-header')
+  for (const control of await header.getByRole('button').all()) {
+    const box = (await control.boundingBox())!
+    expect(
+      box.x + box.width,
+      `${(await control.getAttribute('aria-label')) ?? (await control.textContent())} inside the window`,
+    ).toBeLessThanOrEqual(width)
   }
+}
+
+/** The header is one row: every control on the title's line. */
+async function oneRow(page: import('@playwright/test').Page) {
+  const title = (await page.getByRole('heading', { level: 1 }).boundingBox())!
+  const more = (await page.getByRole('button', { name: 'More actions' }).boundingBox())!
+  expect(Math.abs(more.y + more.height / 2 - (title.y + title.height / 2))).toBeLessThan(12)
 }
 
 test.describe('small windows', () => {
@@ -20,10 +31,48 @@ test.describe('small windows', () => {
     await page.goto(host.url)
     await expect(composer(page)).toBeVisible()
     await fits(page)
+    await oneRow(page)
     await page.getByRole('button', { name: 'More actions' }).click()
     const menu = (await page.getByRole('menu', { name: 'Session actions' }).boundingBox())!
     expect(menu.x + menu.width).toBeLessThanOrEqual(900)
     await fits(page)
+  })
+
+  test('a narrow header folds its controls into ⋯, and they come back when the window widens', async ({
+    page,
+    host,
+  }) => {
+    await host.rpc('sessions.create', { title: 'Folding header' })
+    await page.setViewportSize({ width: 1400, height: 800 })
+    await page.goto(host.url)
+    await expect(composer(page)).toBeVisible()
+    const inline = page.getByRole('combobox', { name: 'Approval mode' })
+    await expect(inline).toBeVisible()
+    await oneRow(page)
+
+    // Narrow: the approval mode and History are items of ⋯, and work from there.
+    await page.setViewportSize({ width: 760, height: 600 })
+    await expect(inline).toHaveCount(0)
+    await oneRow(page)
+    await fits(page)
+    await page.getByRole('button', { name: 'More actions' }).click()
+    const menu = page.getByRole('menu', { name: 'Session actions' })
+    await expect(menu.getByRole('menuitemradio', { name: 'Ask before every tool' })).toHaveAttribute(
+      'aria-checked',
+      'true',
+    )
+    await menu.getByRole('menuitemradio', { name: 'Auto-approve all tools' }).click()
+    await expect(page.getByRole('log', { name: 'Transcript' })).toContainText(
+      'Approval mode changed to auto-approve all tools',
+    )
+    await page.getByRole('button', { name: 'More actions' }).click()
+    await menu.getByRole('menuitemcheckbox', { name: 'History' }).click()
+    await expect(page.getByRole('complementary', { name: 'History' })).toBeVisible()
+
+    // Wide again (and History closed, which takes room): back in the header.
+    await page.getByRole('button', { name: 'Close history' }).click()
+    await page.setViewportSize({ width: 1400, height: 800 })
+    await expect(inline).toHaveValue('auto')
   })
 
   test("at Electron's minimum 720×480: the chat list folds away (☰ brings it back), the transcript and an approval's Deny fit", async ({

@@ -7,12 +7,15 @@ import { InstructionsDialog } from './Instructions'
 import { McpChatDialog } from './McpChat'
 import { Confirm } from './Modal'
 import { StateBadge } from './StateBadge'
-import { ContextMeter } from './Usage'
+import { ContextLine, ContextMeter } from './Usage'
+import { FolderDialog } from './FolderDialog'
+import { shortPath } from '../lib/paths'
+import { useFold } from '../lib/use-fold'
 
 const MODES = Object.keys(SECURITY_LABELS) as SecurityMode[]
 const NO_MODELS: ModelOption[] = []
 
-type Pending = 'clear' | 'mcp' | 'instructions' | null
+type Pending = 'clear' | 'mcp' | 'instructions' | 'folder' | null
 
 /**
  * The open session: its title (rename in place), fork lineage, model and approval mode (both
@@ -28,6 +31,7 @@ export function ChatHeader() {
     return id ? (s.sessions.find((x) => x.session_id === id)?.title ?? null) : null
   })
   const actions = useActions()
+  const home = useApp((s) => s.app?.home_dir)
   const [renaming, setRenaming] = useState(false)
   const [title, setTitle] = useState('')
   // Open for one chat: navigating elsewhere closes it.
@@ -42,6 +46,26 @@ export function ChatHeader() {
   const menuButton = useRef<HTMLButtonElement>(null)
   const [confirm, setConfirm] = useState<Pending>(null)
   const menuRef = useRef<HTMLDivElement>(null)
+  const headerRef = useRef<HTMLElement>(null)
+  // A narrow header folds its controls into ⋯: first the context figures, then History, then
+  // the approval mode, then the folder (the model stays, with the title).
+  const fold = useFold(
+    headerRef,
+    4,
+    info
+      ? [
+          info.session_id,
+          info.title,
+          info.state,
+          info.archived,
+          info.parent?.fork_seq,
+          info.env.workspace,
+          info.env.instructions ? 1 : 0,
+          info.model,
+          panel,
+        ].join('|')
+      : '',
+  )
 
   useEffect(() => {
     if (!menu) return
@@ -87,7 +111,7 @@ export function ChatHeader() {
   )
 
   return (
-    <header className="chat-header">
+    <header className={`chat-header${fold ? ` folded-${fold}` : ''}`} ref={headerRef}>
       <div className="chat-heading">
         <SidebarToggle />
         {renaming ? (
@@ -145,8 +169,8 @@ export function ChatHeader() {
         )}
       </div>
       <div className="chat-meta">
-        {info.env.workspace && <ChatFolder path={info.env.workspace} disabled={info.archived} />}
-        <ContextMeter model={info.model} />
+        {fold < 4 && info.env.workspace && <ChatFolder path={info.env.workspace} disabled={info.archived} />}
+        {fold < 1 && <ContextMeter model={info.model} />}
         <label className="meta-item">
           <span className="meta-label">Model</span>
           <select
@@ -163,29 +187,33 @@ export function ChatHeader() {
             ))}
           </select>
         </label>
-        <label className="meta-item">
-          <span className="meta-label">Approvals</span>
-          <select
-            aria-label="Approval mode"
-            className="select"
-            value={info.security}
-            onChange={(e) => void actions.setSecurity(e.target.value as SecurityMode)}
+        {fold < 3 && (
+          <label className="meta-item">
+            <span className="meta-label">Approvals</span>
+            <select
+              aria-label="Approval mode"
+              className="select"
+              value={info.security}
+              onChange={(e) => void actions.setSecurity(e.target.value as SecurityMode)}
+            >
+              {MODES.map((m) => (
+                <option key={m} value={m}>
+                  {SECURITY_LABELS[m]}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
+        {fold < 2 && (
+          <button
+            type="button"
+            className={`btn btn-small${panel === 'history' ? ' active' : ''}`}
+            aria-pressed={panel === 'history'}
+            onClick={() => actions.setPanel(panel === 'history' ? null : 'history')}
           >
-            {MODES.map((m) => (
-              <option key={m} value={m}>
-                {SECURITY_LABELS[m]}
-              </option>
-            ))}
-          </select>
-        </label>
-        <button
-          type="button"
-          className={`btn btn-small${panel === 'history' ? ' active' : ''}`}
-          aria-pressed={panel === 'history'}
-          onClick={() => actions.setPanel(panel === 'history' ? null : 'history')}
-        >
-          History
-        </button>
+            History
+          </button>
+        )}
         <div className="menu-wrap" ref={menuRef}>
           <button
             ref={menuButton}
@@ -212,11 +240,11 @@ export function ChatHeader() {
               ref={(el) => {
                 // Opened: the first item has the focus (the WAI-ARIA menu button pattern).
                 if (el && !el.contains(document.activeElement))
-                  el.querySelector<HTMLElement>('[role="menuitem"]:not(:disabled)')?.focus()
+                  el.querySelector<HTMLElement>('[role^="menuitem"]:not(:disabled)')?.focus()
               }}
               onKeyDown={(e) => {
                 const items = [
-                  ...e.currentTarget.querySelectorAll<HTMLElement>('[role="menuitem"]:not(:disabled)'),
+                  ...e.currentTarget.querySelectorAll<HTMLElement>('[role^="menuitem"]:not(:disabled)'),
                 ]
                 const at = items.indexOf(document.activeElement as HTMLElement)
                 const move = (i: number) => {
@@ -246,11 +274,60 @@ export function ChatHeader() {
               {item('Export as Markdown', () => void actions.exportChat(id, 'markdown'))}
               {item('Export as JSON', () => void actions.exportChat(id, 'json'))}
               {/* No confirmation: it goes to the Trash, and the toast offers Undo. */}
+              {fold >= 1 && <div role="separator" className="menu-separator" />}
+              {fold >= 1 && <ContextLine model={info.model} />}
+              {fold >= 2 && (
+                <>
+                  <button
+                    type="button"
+                    role="menuitemcheckbox"
+                    aria-checked={panel === 'history'}
+                    className="menu-item"
+                    onClick={() => {
+                      setMenu(false)
+                      actions.setPanel(panel === 'history' ? null : 'history')
+                    }}
+                  >
+                    History
+                  </button>
+                </>
+              )}
+              {fold >= 3 && (
+                <div role="group" aria-label="Approval mode" className="menu-group">
+                  <span className="menu-group-label" aria-hidden="true">
+                    Approvals
+                  </span>
+                  {MODES.map((m) => (
+                    <button
+                      key={m}
+                      type="button"
+                      role="menuitemradio"
+                      aria-checked={info.security === m}
+                      className="menu-item"
+                      onClick={() => {
+                        setMenu(false)
+                        if (m !== info.security) void actions.setSecurity(m)
+                      }}
+                    >
+                      {SECURITY_LABELS[m]}
+                    </button>
+                  ))}
+                </div>
+              )}
+              {fold >= 4 &&
+                info.env.workspace &&
+                item(`Folder: ${shortPath(info.env.workspace, home, 28)}…`, () => setConfirm('folder'), {
+                  disabled: info.archived,
+                })}
+              {fold >= 1 && <div role="separator" className="menu-separator" />}
               {item('Remove', () => void actions.removeSession(id), { danger: true })}
             </div>
           )}
         </div>
       </div>
+      {confirm === 'folder' && info.env.workspace && (
+        <FolderDialog current={info.env.workspace} onClose={() => setConfirm(null)} />
+      )}
       {confirm === 'instructions' && (
         <InstructionsDialog current={info.env.instructions ?? ''} onClose={() => setConfirm(null)} />
       )}

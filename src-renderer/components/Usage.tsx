@@ -36,7 +36,7 @@ export function ReplyMeta({ message }: { message: SessionMessage }) {
  * newest reply's tokens in and out — what the next request starts from), against the window
  * Arbor keeps the context within.
  */
-export function ContextMeter({ model }: { model: string }) {
+function useContext(model: string): { used: number; window: number } | null {
   const used = useApp((s) => {
     const list = s.transcript?.messages
     if (!list) return null
@@ -49,7 +49,13 @@ export function ContextMeter({ model }: { model: string }) {
     return null
   })
   const window = useApp((s) => (s.app?.models ?? NO_MODELS).find((m) => m.id === model)?.context_window)
-  if (used === null || !window) return null
+  return used === null || !window ? null : { used, window }
+}
+
+export function ContextMeter({ model }: { model: string }) {
+  const context = useContext(model)
+  if (!context) return null
+  const { used, window } = context
   const pct = Math.min(100, Math.round((used / window) * 100))
   return (
     <div
@@ -62,5 +68,16 @@ export function ContextMeter({ model }: { model: string }) {
       </span>
       <progress aria-label="Context used" max={window} value={Math.min(used, window)} />
     </div>
+  )
+}
+
+/** The same figures as a line of the header's ⋯ menu, when the header is too narrow for the meter. */
+export function ContextLine({ model }: { model: string }) {
+  const context = useContext(model)
+  if (!context) return null
+  return (
+    <p className="menu-note">
+      Context: {tokens(context.used)} of {tokens(context.window)} tokens
+    </p>
   )
 }
