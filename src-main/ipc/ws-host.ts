@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net'
 import { extname, join, normalize, resolve, sep } from 'node:path'
 import { WebSocketServer, type WebSocket } from 'ws'
+import { TOKEN_CHECK_PATH } from '../../src-shared/host-paths'
 import { MAX_REQUEST_BYTES } from '../../src-shared/schemas'
 import type { ServerEvent } from '../../src-shared/types'
 import { newId } from '../../src-shared/ids'
@@ -79,6 +80,13 @@ export async function startBrowserHost(opts: {
       return
     }
     const url = new URL(req.url ?? '/', 'http://127.0.0.1')
+    // Is this token stale (an earlier run's)? See src-shared/host-paths.ts.
+    if (url.pathname === TOKEN_CHECK_PATH) {
+      const valid = sameToken(url.searchParams.get('token') ?? '', token)
+      res.writeHead(valid ? 204 : 401, { 'cache-control': 'no-store', 'content-type': 'text/plain' })
+      res.end(valid ? undefined : 'This token is not the one of the running host.')
+      return
+    }
     let rel: string
     try {
       rel = decodeURIComponent(url.pathname)
