@@ -35,12 +35,17 @@ const parseModels = (text: string) =>
     .map((m) => m.trim())
     .filter(Boolean)
 
+type Probe = { ok: boolean; message: string; models?: string[] }
+
 export function ProviderForm({
   initial,
+  initialProbe = null,
   presets,
   onDone,
 }: {
   initial: Draft
+  /** A server already found running (a Connect button): its models show to pick from at once. */
+  initialProbe?: Probe | null
   presets: ProviderPreset[]
   onDone: (saved: ProviderInfo | null) => void
 }) {
@@ -48,9 +53,7 @@ export function ProviderForm({
   const [d, setD] = useState(initial)
   const [error, setError] = useState<string | null>(null)
   const [saving, setSaving] = useState(false)
-  const [probe, setProbe] = useState<{ ok: boolean; message: string; models?: string[] } | 'testing' | null>(
-    null,
-  )
+  const [probe, setProbe] = useState<Probe | 'testing' | null>(initialProbe)
   const [found, setFound] = useState<Array<{ name: string; base_url: string; models: string[] }>>([])
   const isNew = !initial.provider_id
   const patch = (p: Partial<Draft>) => setD((x) => ({ ...x, ...p }))
@@ -151,7 +154,10 @@ export function ProviderForm({
           <select
             className="select"
             aria-label="Preset"
-            defaultValue=""
+            // A Connect button's preset shows as picked.
+            defaultValue={
+              presets.find((x) => x.name === initial.name && x.base_url === initial.base_url)?.name ?? ''
+            }
             onChange={(e) => {
               const p = presets.find((x) => x.name === e.target.value)
               if (p) patch({ kind: p.kind, name: p.name, base_url: p.base_url, needs_key: p.needs_key })
