@@ -39,6 +39,10 @@ test('a fresh install says the default model is a script and offers to connect a
   await expect(form.getByLabel('API type')).toHaveValue('anthropic')
   await expect(form.getByLabel('Base URL')).toHaveValue('https://api.anthropic.com/v1')
   await expect(form.getByLabel('Preset')).toHaveValue('Anthropic')
+  await expect(form.getByLabel('API key')).toHaveAttribute(
+    'placeholder',
+    'Needed: paste your Anthropic API key',
+  )
   // Closing and reopening Settings starts from the list again: the prefill is used once.
   await page.keyboard.press('Escape')
   await expect(dialog).toHaveCount(0)
@@ -50,6 +54,13 @@ test('a fresh install says the default model is a script and offers to connect a
   // The other presets are one click away.
   await card.getByRole('button', { name: 'all providers' }).click()
   await expect(dialog.getByRole('tab', { name: 'Providers' })).toHaveAttribute('aria-selected', 'true')
+  await page.keyboard.press('Escape')
+
+  // A chat's model picker names the script as one too.
+  await page.getByRole('button', { name: 'New chat', exact: true }).click()
+  await expect(page.getByLabel('Model', { exact: true }).locator('option:checked')).toHaveText(
+    'Scripted model (not an AI)',
+  )
 })
 
 test('Connect fills in the form; once a real model is connected the card no longer pushes it', async ({
@@ -74,11 +85,11 @@ test('Connect fills in the form; once a real model is connected the card no long
 
     await expect(transcript(page).getByRole('region', { name: /script, not an AI/ })).toHaveCount(0)
     await expect(transcript(page).getByRole('button', { name: /^Connect / })).toHaveCount(0)
-    await expect(transcript(page)).toContainText('The scripted offline model there is a script, not an AI')
+    await expect(transcript(page)).toContainText('The scripted model there is a script, not an AI')
     // Where the model is picked, the script is still named as one.
     await page.getByRole('button', { name: 'Settings', exact: true }).click()
     await expect(dialog.getByLabel('Default model').getByRole('option')).toHaveText([
-      'Scripted offline model (not an AI)',
+      'Scripted model (not an AI) (offline)',
       new RegExp(`${FAKE_MODEL}`),
     ])
   } finally {

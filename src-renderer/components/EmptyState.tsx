@@ -18,8 +18,8 @@ export function EmptyState() {
         <ConnectModelCard />
       ) : (
         <p>
-          Type a message below; pick the model in the chat’s header. The scripted offline model there is a
-          script, not an AI: it understands <code>/stream 50</code>,{' '}
+          Type a message below; pick the model in the chat’s header. The scripted model there is a script, not
+          an AI: it understands <code>/stream 50</code>,{' '}
           <code>/tool write_file {'{"path":"a.txt","content":"hi"}'}</code> and <code>/error boom</code>.
         </p>
       )}

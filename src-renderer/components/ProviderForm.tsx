@@ -216,7 +216,11 @@ export function ProviderForm({
           autoComplete="off"
           value={d.api_key}
           placeholder={
-            d.has_key ? 'Key set — type a new one to replace it' : 'Not set (local servers need none)'
+            d.has_key
+              ? 'Key set — type a new one to replace it'
+              : d.needs_key
+                ? `Needed: paste your ${d.name || 'provider'} API key`
+                : 'Not set (local servers need none)'
           }
           onChange={(e) => patch({ api_key: e.target.value, clear_key: false })}
         />

@@ -58,7 +58,7 @@ function General() {
           {app.models.map((m) => (
             <option key={m.id} value={m.id}>
               {m.label}
-              {m.offline && !/offline/i.test(m.label) ? ' (offline)' : ''}
+              {m.offline ? ' (offline)' : ''}
             </option>
           ))}
         </select>

@@ -1,0 +1,130 @@
+import AxeBuilder from '@axe-core/playwright'
+import type { Page } from '@playwright/test'
+import { composer, expect, openApp, seed, send, sidebar, test, transcript } from './fixtures'
+
+/**
+ * Accessibility (issue 12 item 6): axe on every main view, in the light and the dark theme,
+ * must find no serious or critical violation. One host per theme; the views are visited in one
+ * walk, and every view's findings are gathered before the one assertion, so a failure lists
+ * all of them at once.
+ */
+
+const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice']
+const WRITE = '/tool write_file {"path":"a.txt","content":"hi"}'
+const CODE = 'Show me code:\n```ts\nconst answer: number = 42\nconsole.log(answer)\n```'
+
+interface Finding {
+  view: string
+  id: string
+  impact: string
+  help: string
+  nodes: string[]
+}
+
+/** Runs axe on the page as it is now; keeps what is serious or critical. */
+async function scan(page: Page, view: string, found: Finding[]): Promise<void> {
+  // A card that is still fading in would be judged on its half-transparent colours: wait until
+  // every finite animation and transition has ended (a spinner's infinite one is left running).
+  await page.waitForFunction(() =>
+    document
+      .getAnimations()
+      .every((a) => a.playState !== 'running' || a.effect?.getComputedTiming().iterations === Infinity),
+  )
+  const result = await new AxeBuilder({ page }).withTags(TAGS).analyze()
+  for (const v of result.violations) {
+    if (v.impact !== 'serious' && v.impact !== 'critical') continue
+    found.push({
+      view,
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.map(
+        (n) => `${n.target.join(' ')} — ${n.failureSummary?.split('\n').slice(1).join(' ').trim()}`,
+      ),
+    })
+  }
+}
+
+function report(found: Finding[]): string {
+  return found
+    .map((f) => `[${f.view}] ${f.id} (${f.impact}): ${f.help}\n${f.nodes.map((n) => `    ${n}`).join('\n')}`)
+    .join('\n')
+}
+
+for (const theme of ['light', 'dark'] as const) {
+  test(`no serious or critical axe violation on any main view (${theme} theme)`, async ({ page, host }) => {
+    test.setTimeout(90_000)
+    const found: Finding[] = []
+    await host.rpc('settings.set', { theme, default_security: 'auto' })
+    await openApp(page, host)
+    await expect(page.locator('html')).toHaveAttribute('data-theme', theme)
+    await expect(transcript(page).getByRole('region', { name: /script, not an AI/ })).toBeVisible()
+    await scan(page, 'empty chat', found)
+
+    // A chat with a reasoning part, a code block and a tool card; one archived.
+    const tour = await host.rpc('sessions.create', { title: 'Tour' })
+    await seed(host, tour.session_id, [
+      '/think which example to show',
+      CODE,
+      '/tool list_directory {"path":"."}',
+    ])
+    const old = await host.rpc('sessions.create', { title: 'Old notes' })
+    await host.withArbor((arbor) => arbor.sessions.archive(old.session_id))
+    await host.rpc('settings.set', { default_security: 'ask' })
+
+    await sidebar(page).getByRole('link', { name: 'Tour' }).click()
+    await expect(page.getByRole('region', { name: 'Tool call list_directory' })).toBeVisible()
+    await expect(transcript(page).getByText('const answer').first()).toBeVisible()
+    await scan(page, 'chat with messages', found)
+
+    await page.getByRole('button', { name: 'History' }).click()
+    await expect(page.getByRole('complementary', { name: 'History' })).toBeVisible()
+    await scan(page, 'history panel', found)
+    await page.getByRole('button', { name: 'Close history' }).click()
+
+    await page.getByRole('button', { name: 'More actions' }).click()
+    await expect(page.getByRole('menu', { name: 'Session actions' })).toBeVisible()
+    await scan(page, 'session ⋯ menu', found)
+    await page.keyboard.press('Escape')
+
+    await page.keyboard.press('ControlOrMeta+K')
+    await page.getByRole('searchbox', { name: 'Search messages' }).fill('answer')
+    await expect(sidebar(page).getByRole('region', { name: 'Search results' })).toBeVisible()
+    await scan(page, 'search open', found)
+    await page.keyboard.press('Escape')
+
+    await page.keyboard.press('ControlOrMeta+/')
+    await expect(page.getByRole('dialog', { name: 'Keyboard shortcuts' })).toBeVisible()
+    await scan(page, 'shortcuts dialog', found)
+    await page.keyboard.press('Escape')
+
+    await page.getByRole('button', { name: 'Settings', exact: true }).click()
+    const settings = page.getByRole('dialog', { name: 'Settings' })
+    for (const tab of ['General', 'Providers', 'MCP', 'Permissions', 'Data']) {
+      await settings.getByRole('tab', { name: tab }).click()
+      await expect(settings.getByRole('tab', { name: tab })).toHaveAttribute('aria-selected', 'true')
+      await expect(settings.getByRole('tabpanel')).not.toContainText('Loading…')
+      await scan(page, `settings: ${tab}`, found)
+    }
+    await page.keyboard.press('Escape')
+    await expect(settings).toHaveCount(0)
+
+    await sidebar(page).getByRole('button', { name: 'Archived' }).click()
+    await expect(sidebar(page).getByRole('list', { name: 'Archived sessions' })).toContainText('Old notes')
+    await scan(page, 'sidebar with archived section', found)
+
+    // A pending approval, then a question, each in a chat of its own.
+    await page.getByRole('button', { name: 'New chat', exact: true }).click()
+    await send(page, WRITE)
+    await expect(page.getByRole('dialog').getByRole('button', { name: 'Approve once' })).toBeVisible()
+    await scan(page, 'pending tool approval', found)
+
+    await page.getByRole('button', { name: 'New chat', exact: true }).click()
+    await expect(composer(page)).toBeFocused()
+    await send(page, '/tool ask_user {"question":"Which colour?"}')
+    await expect(page.getByRole('dialog').getByRole('textbox', { name: 'Your answer' })).toBeVisible()
+    await scan(page, 'question (ask_user)', found)
+
+    expect(found, `axe found ${found.length} serious/critical violations:\n${report(found)}`).toEqual([])
+  })
+}
