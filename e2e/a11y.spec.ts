@@ -11,7 +11,22 @@ import { composer, expect, openApp, seed, send, sidebar, test, transcript } from
 
 const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice']
 const WRITE = '/tool write_file {"path":"a.txt","content":"hi"}'
-const CODE = 'Show me code:\n```ts\nconst answer: number = 42\nconsole.log(answer)\n```'
+/** Every kind of syntax colour: comment, keyword, string, number, title, type, regexp, built-in. */
+const CODE = [
+  'Show me code:',
+  '```ts',
+  '// the answer, checked',
+  'class Answer extends Base {',
+  "  readonly name: string = 'deep thought'",
+  '  check(n: number): boolean {',
+  '    return /^4\\d$/.test(String(n)) && n === 42 && !Number.isNaN(n)',
+  '  }',
+  '}',
+  '```',
+  '```css',
+  '.answer > #value[data-x] { color: red; }',
+  '```',
+].join('\n')
 
 interface Finding {
   view: string
@@ -45,6 +60,21 @@ async function scan(page: Page, view: string, found: Finding[]): Promise<void> {
   }
 }
 
+/** Scans the transcript screen by screen, from where it is scrolled to down to its end. */
+async function scanTranscript(page: Page, view: string, found: Finding[]): Promise<void> {
+  for (let screen = 1; ; screen++) {
+    await scan(page, `${view}, screen ${screen}`, found)
+    const moved = await transcript(page).evaluate((el) => {
+      const before = el.scrollTop
+      el.scrollBy({ top: el.clientHeight * 0.8 })
+      return el.scrollTop > before
+    })
+    if (!moved) return
+    // Two frames: the scroll event has rendered the messages that came into view.
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))))
+  }
+}
+
 function report(found: Finding[]): string {
   return found
     .map((f) => `[${f.view}] ${f.id} (${f.impact}): ${f.help}\n${f.nodes.map((n) => `    ${n}`).join('\n')}`)
@@ -68,14 +98,25 @@ for (const theme of ['light', 'dark'] as const) {
       CODE,
       '/tool list_directory {"path":"."}',
     ])
+    // A failed turn too: its error message is part of what a chat shows.
+    await host.withArbor(async (arbor) => {
+      const turn = await arbor.session(tour.session_id).prompt({ query: '/error the disk is on fire' })
+      await turn.finished
+    })
     const old = await host.rpc('sessions.create', { title: 'Old notes' })
     await host.withArbor((arbor) => arbor.sessions.archive(old.session_id))
     await host.rpc('settings.set', { default_security: 'ask' })
 
     await sidebar(page).getByRole('link', { name: 'Tour' }).click()
     await expect(page.getByRole('region', { name: 'Tool call list_directory' })).toBeVisible()
-    await expect(transcript(page).getByText('const answer').first()).toBeVisible()
-    await scan(page, 'chat with messages', found)
+    await expect(transcript(page).getByText('deep thought').first()).toBeVisible()
+    await expect(transcript(page).getByText('the disk is on fire').last()).toBeVisible()
+    // The reasoning opened, so its text is judged too; then every screenful of the transcript
+    // (it renders only what is near the viewport).
+    await transcript(page).evaluate((el) => el.scrollTo({ top: 0 }))
+    await transcript(page).getByText('Reasoning', { exact: true }).click()
+    await expect(transcript(page).getByText('Considering: which example to show')).toBeVisible()
+    await scanTranscript(page, 'chat with messages', found)
 
     await page.getByRole('button', { name: 'History' }).click()
     await expect(page.getByRole('complementary', { name: 'History' })).toBeVisible()
@@ -125,6 +166,6 @@ for (const theme of ['light', 'dark'] as const) {
     await expect(page.getByRole('dialog').getByRole('textbox', { name: 'Your answer' })).toBeVisible()
     await scan(page, 'question (ask_user)', found)
 
-    expect(found, `axe found ${found.length} serious/critical violations:\n${report(found)}`).toEqual([])
+    expect(found.length, `axe found serious/critical violations:\n${report(found)}`).toBe(0)
   })
 }
