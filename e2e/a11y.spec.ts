@@ -169,3 +169,28 @@ for (const theme of ['light', 'dark'] as const) {
     expect(found.length, `axe found serious/critical violations:\n${report(found)}`).toBe(0)
   })
 }
+
+// The dark colours are written twice in palette.css (data-theme='dark' and the system's dark
+// mode): the scans above use the first, so the second must be the same.
+test("the system's dark mode has exactly the dark theme's colours", async ({ page, host }) => {
+  const palette = () =>
+    page.evaluate(() => {
+      const style = getComputedStyle(document.documentElement)
+      const names = [...style].filter((name) => name.startsWith('--'))
+      return Object.fromEntries(names.map((name) => [name, style.getPropertyValue(name).trim()]))
+    })
+  // The dark theme chosen on a light system: only the data-theme='dark' rules apply.
+  await page.emulateMedia({ colorScheme: 'light' })
+  await host.rpc('settings.set', { theme: 'dark' })
+  await openApp(page, host)
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark')
+  const dark = await palette()
+  expect(Object.keys(dark).length).toBeGreaterThan(20)
+
+  // "System" on a dark system: only the prefers-color-scheme rules apply.
+  await page.getByRole('button', { name: 'Settings', exact: true }).click()
+  await page.getByRole('dialog', { name: 'Settings' }).getByText('System', { exact: true }).click()
+  await expect(page.locator('html')).not.toHaveAttribute('data-theme', /./)
+  await page.emulateMedia({ colorScheme: 'dark' })
+  expect(await palette()).toEqual(dark)
+})
