@@ -29,7 +29,7 @@ test('a fresh install says the default model is a script and offers to connect a
     'Hosted · needs an API key',
   )
   await expect(offers.getByRole('button', { name: 'Connect LM Studio' })).toHaveAccessibleDescription(
-    /Local server · (not running on )?port 1234/,
+    /Local server · (not running on )?port 1234|Running on this computer/,
   )
   await offers.getByRole('button', { name: 'Connect Anthropic' }).click()
   const dialog = page.getByRole('dialog', { name: 'Settings' })
@@ -92,6 +92,40 @@ test('Connect fills in the form; once a real model is connected the card no long
       'Scripted model (not an AI) (offline)',
       new RegExp(`${FAKE_MODEL}`),
     ])
+  } finally {
+    await fake.close()
+  }
+})
+
+test('a model server running on this computer is offered first, and Connect brings its models', async ({
+  page,
+  host,
+}) => {
+  // A stand-in for LM Studio on its usual port (1234), where detection looks for it.
+  let fake
+  try {
+    fake = await startFakeOpenAI(1234)
+  } catch {
+    test.skip(true, 'port 1234 is taken on this machine, so no stand-in LM Studio can run there')
+    return
+  }
+  try {
+    await openApp(page, host)
+    const offers = transcript(page).getByRole('list', { name: 'Connect a model' })
+    const first = offers.getByRole('listitem').first().getByRole('button')
+    await expect(first).toHaveAccessibleName('Connect LM Studio')
+    await expect(first).toHaveAccessibleDescription('Running on this computer · 1 model')
+    await first.click()
+
+    const form = page.getByRole('dialog', { name: 'Settings' }).getByRole('form', { name: 'Add provider' })
+    await expect(form.getByLabel('Name')).toHaveValue('LM Studio')
+    await expect(form.getByLabel('Base URL')).toHaveValue('http://127.0.0.1:1234/v1')
+    await expect(form.getByRole('status')).toHaveText('Connected to LM Studio: 1 model available.')
+    await expect(form.getByRole('checkbox', { name: FAKE_MODEL })).toBeChecked()
+    await form.getByRole('button', { name: 'Add provider' }).click()
+    await expect(form).toHaveCount(0)
+    await page.keyboard.press('Escape')
+    await expect(transcript(page).getByRole('button', { name: /^Connect / })).toHaveCount(0)
   } finally {
     await fake.close()
   }
