@@ -166,6 +166,11 @@ for (const theme of ['light', 'dark'] as const) {
     await expect(page.getByRole('dialog').getByRole('textbox', { name: 'Your answer' })).toBeVisible()
     await scan(page, 'question (ask_user)', found)
 
+    // The host goes away: the banner that says so.
+    await host.stop()
+    await expect(page.getByRole('status').filter({ hasText: 'Connection to Arbor lost' })).toBeVisible()
+    await scan(page, 'connection lost banner', found)
+
     expect(found.length, `axe found serious/critical violations:\n${report(found)}`).toBe(0)
   })
 }
