@@ -124,6 +124,11 @@ test('a model server running on this computer is offered first, and Connect brin
     await expect(form.getByRole('checkbox', { name: FAKE_MODEL })).toBeChecked()
     await form.getByRole('button', { name: 'Add provider' }).click()
     await expect(form).toHaveCount(0)
+    // The next Add provider starts empty: the found server's models were for that form only.
+    const dialog = page.getByRole('dialog', { name: 'Settings' })
+    await dialog.getByRole('button', { name: 'Add provider' }).click()
+    await expect(form.getByLabel('Name')).toHaveValue('')
+    await expect(form.getByRole('group', { name: 'Models to offer in Arbor' })).toHaveCount(0)
     await page.keyboard.press('Escape')
     await expect(transcript(page).getByRole('button', { name: /^Connect / })).toHaveCount(0)
   } finally {

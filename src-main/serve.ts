@@ -15,7 +15,7 @@ import { parseArgs } from 'node:util'
 import { appInfo } from './app-info'
 import { loadAddress, saveAddress, addressFile, TOKEN_RE } from './host-address'
 import { createRouter } from './ipc/router'
-import { startBrowserHost } from './ipc/ws-host'
+import { startBrowserHost, type BrowserHost } from './ipc/ws-host'
 import { defaultDataDir, openRuntime } from './runtime'
 import { keepAlive } from './keep-alive'
 import { scheduleRestore } from './store/backup'
@@ -82,7 +82,7 @@ async function main(): Promise<void> {
   const persist = !explicit && !args.memory
   const saved = persist ? loadAddress(runtime.dataDir) : null
   let moved = ''
-  let host
+  let host: BrowserHost
   try {
     host = await startBrowserHost({
       router,

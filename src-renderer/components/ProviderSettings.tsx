@@ -24,7 +24,8 @@ export function ProviderSettings() {
   // Opened from a Connect button: the add form starts filled in for that provider.
   const prefill = useApp((s) => s.providerDraft)
   const [editing, setEditing] = useState<Draft | null>(() => (prefill ? fromPreset(prefill) : null))
-  const [found] = useState(() =>
+  // A server found running: its models show to pick from at once (that first form only).
+  const [found, setFound] = useState(() =>
     prefill && prefill.models.length
       ? {
           ok: true,
@@ -181,6 +182,7 @@ export function ProviderSettings() {
           presets={data.presets}
           onDone={(saved) => {
             setEditing(null)
+            setFound(null)
             if (saved) void load().then(refreshAppInfo)
           }}
         />
