@@ -43,6 +43,8 @@ test('a fresh install says the default model is a script and offers to connect a
     'placeholder',
     'Needed: paste your Anthropic API key',
   )
+  // What is left to do has the focus: the key.
+  await expect(form.getByLabel('API key')).toBeFocused()
   // Closing and reopening Settings starts from the list again: the prefill is used once.
   await page.keyboard.press('Escape')
   await expect(dialog).toHaveCount(0)
@@ -122,6 +124,7 @@ test('a model server running on this computer is offered first, and Connect brin
     await expect(form.getByLabel('Base URL')).toHaveValue('http://127.0.0.1:1234/v1')
     await expect(form.getByRole('status')).toHaveText('Connected to LM Studio: 1 model available.')
     await expect(form.getByRole('checkbox', { name: FAKE_MODEL })).toBeChecked()
+    await expect(form.getByRole('button', { name: 'Add provider' })).toBeFocused()
     await form.getByRole('button', { name: 'Add provider' }).click()
     await expect(form).toHaveCount(0)
     // The next Add provider starts empty: the found server's models were for that form only.

@@ -56,6 +56,11 @@ export function ProviderForm({
   const [probe, setProbe] = useState<Probe | 'testing' | null>(initialProbe)
   const [found, setFound] = useState<Array<{ name: string; base_url: string; models: string[] }>>([])
   const isNew = !initial.provider_id
+  // Opened by a Connect button (a preset filled in): focus goes to what is left to do — the key
+  // of a hosted API, or adding a server that was found running.
+  const prefilled = isNew && initial.name !== ''
+  const focusKey = prefilled && initial.needs_key === true
+  const focusAdd = prefilled && !focusKey && initialProbe?.ok === true
   const patch = (p: Partial<Draft>) => setD((x) => ({ ...x, ...p }))
   const picked = new Set(parseModels(d.models))
   const toggleModel = (m: string) => {
@@ -213,6 +218,7 @@ export function ProviderForm({
           className="input"
           type="password"
           aria-label="API key"
+          autoFocus={focusKey}
           autoComplete="off"
           value={d.api_key}
           placeholder={
@@ -282,7 +288,7 @@ export function ProviderForm({
         <button type="button" className="btn" onClick={() => onDone(null)}>
           Cancel
         </button>
-        <button type="submit" className="btn btn-primary" disabled={saving}>
+        <button type="submit" className="btn btn-primary" disabled={saving} autoFocus={focusAdd}>
           {isNew ? 'Add provider' : 'Save'}
         </button>
       </div>
