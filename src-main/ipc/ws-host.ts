@@ -82,6 +82,12 @@ export async function startBrowserHost(opts: {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1')
     // Is this token stale (an earlier run's)? See src-shared/host-paths.ts.
     if (url.pathname === TOKEN_CHECK_PATH) {
+      // Another site's page may not even ask (the same rule as the socket's).
+      const origin = req.headers.origin
+      if (origin !== undefined && !allowedHosts().some((h) => origin === `http://${h}`)) {
+        res.writeHead(403, { 'content-type': 'text/plain' }).end('Forbidden: another origin.')
+        return
+      }
       const valid = sameToken(url.searchParams.get('token') ?? '', token)
       res.writeHead(valid ? 204 : 401, { 'cache-control': 'no-store', 'content-type': 'text/plain' })
       res.end(valid ? undefined : 'This token is not the one of the running host.')

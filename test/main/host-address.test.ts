@@ -134,5 +134,10 @@ describe('the token check', () => {
     expect(await check(host.token)).toBe(204)
     expect(await check('an-earlier-runs-token-0123456789')).toBe(401)
     expect(await check('')).toBe(401)
+    // Another site's page may not ask at all.
+    const foreign = await fetch(`http://127.0.0.1:${host.port}${TOKEN_CHECK_PATH}?token=${host.token}`, {
+      headers: { origin: 'http://evil.example' },
+    })
+    expect(foreign.status).toBe(403)
   })
 })
