@@ -38,7 +38,8 @@ async function readJson(req: IncomingMessage): Promise<{ messages?: Array<{ role
   }
 }
 
-export async function startFakeOpenAI(): Promise<FakeOpenAI> {
+/** `port`: a fixed one (a preset's usual port, to be detected); rejects when it is taken. */
+export async function startFakeOpenAI(port = 0): Promise<FakeOpenAI> {
   const state = { requests: 0 }
   const server: Server = createServer((req, res) => {
     void (async () => {
@@ -91,10 +92,13 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       res.end()
     })()
   })
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok))
-  const { port } = server.address() as AddressInfo
+  await new Promise<void>((ok, fail) => {
+    server.once('error', fail)
+    server.listen(port, '127.0.0.1', ok)
+  })
+  const bound = (server.address() as AddressInfo).port
   return {
-    baseUrl: `http://127.0.0.1:${port}/v1`,
+    baseUrl: `http://127.0.0.1:${bound}/v1`,
     get requests() {
       return state.requests
     },

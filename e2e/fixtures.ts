@@ -29,14 +29,19 @@ export class Host {
 
   /**
    * Starts the host and resolves with the URL it prints. The first start picks a free port and a
-   * random token; `restart()` reuses both, so an open tab reconnects by itself.
+   * random token; `restart()` reuses both, so an open tab reconnects by itself. `'saved'` starts
+   * it without --port/--token, on the address kept in the data folder.
    */
-  async start(reuse?: { port: string; token: string }): Promise<string> {
+  async start(reuse?: { port: string; token: string } | 'saved'): Promise<string> {
     if (this.child) throw new Error('host already running')
     this.output = ''
-    const args = [SERVE, '--port', reuse?.port ?? '0', '--data-dir', this.dataDir]
+    // 'saved': no --port/--token, as `npm start` runs it (the address kept in the data folder).
+    const args =
+      reuse === 'saved'
+        ? [SERVE, '--data-dir', this.dataDir]
+        : [SERVE, '--port', reuse?.port ?? '0', '--data-dir', this.dataDir]
     // `--token=…` in one piece: a random token may start with '-', which parseArgs would take for an option.
-    if (reuse) args.push(`--token=${reuse.token}`)
+    if (reuse && reuse !== 'saved') args.push(`--token=${reuse.token}`)
     const child = spawn(process.execPath, args, {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, NO_COLOR: '1' },

@@ -1,23 +1,14 @@
-import { readFileSync } from 'node:fs'
 import { homedir } from 'node:os'
-import { join } from 'node:path'
+// Inlined at build time (the bundler reads package.json), so the version shown in About can
+// never drift from package.json: reading the file at run time from out/main/… missed it.
+import { version as packageVersion } from '../package.json'
 import type { AppInfo } from '../src-shared/contract'
 import type { Runtime } from './runtime'
 import { DEFAULT_CONTEXT_TOKENS } from './runtime/session/model-context'
 
-function version(): string {
-  try {
-    return (JSON.parse(readFileSync(join(__dirname, '../../package.json'), 'utf8')) as { version: string })
-      .version
-  } catch {
-    return '0.0.0'
-  }
-}
-
 export function appInfo(runtime: Runtime, host: AppInfo['host']): () => AppInfo {
-  const v = version()
   return () => ({
-    version: v,
+    version: packageVersion,
     host,
     data_dir: runtime.dataDir,
     store: runtime.store.kind,

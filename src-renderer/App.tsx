@@ -1,3 +1,4 @@
+import type { TokenState } from './client/transport'
 import { ChatHeader } from './components/ChatHeader'
 import { COMPOSER_ID, Composer } from './components/Composer'
 import { ConnectionBanner } from './components/ConnectionBanner'
@@ -15,10 +16,11 @@ import { useApp } from './state/hooks'
 export interface AppProps {
   host: 'electron' | 'browser'
   hasToken: boolean
+  checkToken?: () => Promise<TokenState>
 }
 
 /** The window: sessions on the left; the open conversation, its approvals and the composer; history on the right. */
-export function App({ host, hasToken }: AppProps) {
+export function App({ host, hasToken, checkToken }: AppProps) {
   const panel = useApp((s) => s.panel)
   const dialog = useApp((s) => s.dialog)
   const hasSession = useApp((s) => s.transcript !== null)
@@ -39,7 +41,7 @@ export function App({ host, hasToken }: AppProps) {
       </a>
       {sidebar && <Sidebar />}
       <main className="chat">
-        <ConnectionBanner host={host} hasToken={hasToken} />
+        <ConnectionBanner host={host} hasToken={hasToken} checkToken={checkToken} />
         <ChatHeader />
         <Transcript />
         <div className="dock">

@@ -22,7 +22,7 @@ function writeHash(session_id: string | null) {
   window.history.replaceState(null, '', `${pathname}${search}${hash}`)
 }
 
-const { transport, kind, hasToken } = selectTransport()
+const { transport, kind, hasToken, checkToken } = selectTransport()
 const app = createApp(createArbor(transport), { initialSessionId: sessionFromHash(), onOpen: writeHash })
 
 window.addEventListener('hashchange', () => {
@@ -35,7 +35,7 @@ if (!root) throw new Error('index.html has no #root element')
 createRoot(root).render(
   <StrictMode>
     <AppContext value={app}>
-      <App host={kind} hasToken={hasToken} />
+      <App host={kind} hasToken={hasToken} checkToken={checkToken} />
     </AppContext>
   </StrictMode>,
 )

@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net'
 import { extname, join, normalize, resolve, sep } from 'node:path'
 import { WebSocketServer, type WebSocket } from 'ws'
+import { TOKEN_CHECK_PATH } from '../../src-shared/host-paths'
 import {
   MAX_IMPORT_REQUEST_BYTES,
   MAX_PROMPT_REQUEST_BYTES,
@@ -83,6 +84,19 @@ export async function startBrowserHost(opts: {
       return
     }
     const url = new URL(req.url ?? '/', 'http://127.0.0.1')
+    // Is this token stale (an earlier run's)? See src-shared/host-paths.ts.
+    if (url.pathname === TOKEN_CHECK_PATH) {
+      // Another site's page may not even ask (the same rule as the socket's).
+      const origin = req.headers.origin
+      if (origin !== undefined && !allowedHosts().some((h) => origin === `http://${h}`)) {
+        res.writeHead(403, { 'content-type': 'text/plain' }).end('Forbidden: another origin.')
+        return
+      }
+      const valid = sameToken(url.searchParams.get('token') ?? '', token)
+      res.writeHead(valid ? 204 : 401, { 'cache-control': 'no-store', 'content-type': 'text/plain' })
+      res.end(valid ? undefined : 'This token is not the one of the running host.')
+      return
+    }
     let rel: string
     try {
       rel = decodeURIComponent(url.pathname)

@@ -1,6 +1,7 @@
 import type { ArborTransport } from '../../src-shared/contract'
 import { createWorkerSocket } from './worker-socket'
 import { createWsTransport } from '../../src-shared/sdk/ws'
+import { TOKEN_CHECK_PATH } from '../../src-shared/host-paths'
 
 declare global {
   interface Window {
@@ -50,6 +51,8 @@ export interface SelectedTransport {
   kind: 'electron' | 'browser'
   /** Browser host only: whether a token was found at all (to explain a refused connection). */
   hasToken: boolean
+  /** Browser host only: whether this tab's token is the running host's. */
+  checkToken?: () => Promise<TokenState>
 }
 
 /** Electron's preload bridge when present, otherwise the WebSocket client. */
@@ -62,5 +65,27 @@ export function selectTransport(): SelectedTransport {
     // stream then costs the page one task per frame instead of one per delta.
     ...(typeof Worker === 'function' ? { createSocket: createWorkerSocket } : {}),
   })
-  return { transport, kind: 'browser', hasToken: token !== null }
+  return {
+    transport,
+    kind: 'browser',
+    hasToken: token !== null,
+    checkToken: token !== null ? () => checkToken(token) : undefined,
+  }
+}
+
+export type TokenState = 'valid' | 'stale' | 'unreachable'
+
+/**
+ * Asks the browser host whether `token` is the running host's (see src-shared/host-paths.ts):
+ * a refused socket and a host that is down look the same to a WebSocket.
+ */
+export async function checkToken(token: string, fetcher: typeof fetch = fetch): Promise<TokenState> {
+  try {
+    const res = await fetcher(`${TOKEN_CHECK_PATH}?token=${encodeURIComponent(token)}`, { cache: 'no-store' })
+    if (res.status === 204) return 'valid'
+    if (res.status === 401) return 'stale'
+    return 'unreachable'
+  } catch {
+    return 'unreachable'
+  }
 }

@@ -77,7 +77,7 @@ export function ApprovalCard({ part, position, count }: ApprovalCardProps) {
           Allow <code>{tool}</code>?
         </h2>
         {count > 1 && (
-          <span className="interaction-count" aria-label={`Approval ${position} of ${count}`}>
+          <span className="interaction-count" role="note" aria-label={`Approval ${position} of ${count}`}>
             {position} of {count}
           </span>
         )}

@@ -24,7 +24,7 @@ export interface JsonBlockProps {
 /** A scrollable, focusable block of pretty JSON (keyboard users can scroll it). */
 export function JsonBlock({ value, label, className }: JsonBlockProps) {
   return (
-    <pre className={`json${className ? ` ${className}` : ''}`} tabIndex={0} aria-label={label}>
+    <pre className={`json${className ? ` ${className}` : ''}`} tabIndex={0} role="group" aria-label={label}>
       {prettyJson(value)}
     </pre>
   )

@@ -264,7 +264,9 @@ export function McpSettings() {
               {s.log && (
                 <details className="mcp-log">
                   <summary>Log (what the server wrote to stderr, newest last)</summary>
-                  <pre aria-label={`Log of ${s.name}`}>{s.log}</pre>
+                  <pre role="group" aria-label={`Log of ${s.name}`}>
+                    {s.log}
+                  </pre>
                 </details>
               )}
               <div className="card-actions">

@@ -35,12 +35,17 @@ const parseModels = (text: string) =>
     .map((m) => m.trim())
     .filter(Boolean)
 
+type Probe = { ok: boolean; message: string; models?: string[] }
+
 export function ProviderForm({
   initial,
+  initialProbe = null,
   presets,
   onDone,
 }: {
   initial: Draft
+  /** A server already found running (a Connect button): its models show to pick from at once. */
+  initialProbe?: Probe | null
   presets: ProviderPreset[]
   onDone: (saved: ProviderInfo | null) => void
 }) {
@@ -48,11 +53,14 @@ export function ProviderForm({
   const [d, setD] = useState(initial)
   const [error, setError] = useState<string | null>(null)
   const [saving, setSaving] = useState(false)
-  const [probe, setProbe] = useState<{ ok: boolean; message: string; models?: string[] } | 'testing' | null>(
-    null,
-  )
+  const [probe, setProbe] = useState<Probe | 'testing' | null>(initialProbe)
   const [found, setFound] = useState<Array<{ name: string; base_url: string; models: string[] }>>([])
   const isNew = !initial.provider_id
+  // Opened by a Connect button (a preset filled in): focus goes to what is left to do — the key
+  // of a hosted API, or adding a server that was found running.
+  const prefilled = isNew && initial.name !== ''
+  const focusKey = prefilled && initial.needs_key === true
+  const focusAdd = prefilled && !focusKey && initialProbe?.ok === true
   const patch = (p: Partial<Draft>) => setD((x) => ({ ...x, ...p }))
   const picked = new Set(parseModels(d.models))
   const toggleModel = (m: string) => {
@@ -151,7 +159,10 @@ export function ProviderForm({
           <select
             className="select"
             aria-label="Preset"
-            defaultValue=""
+            // A Connect button's preset shows as picked.
+            defaultValue={
+              presets.find((x) => x.name === initial.name && x.base_url === initial.base_url)?.name ?? ''
+            }
             onChange={(e) => {
               const p = presets.find((x) => x.name === e.target.value)
               if (p) patch({ kind: p.kind, name: p.name, base_url: p.base_url, needs_key: p.needs_key })
@@ -207,10 +218,15 @@ export function ProviderForm({
           className="input"
           type="password"
           aria-label="API key"
+          autoFocus={focusKey}
           autoComplete="off"
           value={d.api_key}
           placeholder={
-            d.has_key ? 'Key set — type a new one to replace it' : 'Not set (local servers need none)'
+            d.has_key
+              ? 'Key set — type a new one to replace it'
+              : d.needs_key
+                ? `Needed: paste your ${d.name || 'provider'} API key`
+                : 'Not set (local servers need none)'
           }
           onChange={(e) => patch({ api_key: e.target.value, clear_key: false })}
         />
@@ -272,7 +288,7 @@ export function ProviderForm({
         <button type="button" className="btn" onClick={() => onDone(null)}>
           Cancel
         </button>
-        <button type="submit" className="btn btn-primary" disabled={saving}>
+        <button type="submit" className="btn btn-primary" disabled={saving} autoFocus={focusAdd}>
           {isNew ? 'Add provider' : 'Save'}
         </button>
       </div>

@@ -1,14 +1,42 @@
-import { useState } from 'react'
+import { useEffect, useState } from 'react'
 import type { ProviderInfo } from '../../src-shared/contract'
-import { useActions } from '../state/hooks'
+import { useActions, useApp } from '../state/hooks'
+import type { ProviderDraft } from '../state/slices/ui'
 import { errorText, useHostData } from '../state/client'
 import { EMPTY, ProviderForm, type Draft } from './ProviderForm'
 
+/** A Connect button's preset (or found server) as the add form's first values. */
+function fromPreset(p: ProviderDraft): Draft {
+  return {
+    ...EMPTY,
+    kind: p.kind,
+    name: p.name,
+    base_url: p.base_url,
+    needs_key: p.needs_key,
+    models: p.models.join('\n'),
+  }
+}
+
 /** Model providers: add (from presets), edit, test the connection, remove. Keys are write-only. */
 export function ProviderSettings() {
-  const { refreshAppInfo } = useActions()
+  const { refreshAppInfo, takeProviderDraft } = useActions()
   const { arbor, data, error, reload: load, act } = useHostData((c) => c.call('providers.list', {}))
-  const [editing, setEditing] = useState<Draft | null>(null)
+  // Opened from a Connect button: the add form starts filled in for that provider.
+  const prefill = useApp((s) => s.providerDraft)
+  const [editing, setEditing] = useState<Draft | null>(() => (prefill ? fromPreset(prefill) : null))
+  // A server found running: its models show to pick from at once (that first form only).
+  const [found, setFound] = useState(() =>
+    prefill && prefill.models.length
+      ? {
+          ok: true,
+          message: `Connected to ${prefill.name}: ${prefill.models.length} ${prefill.models.length === 1 ? 'model' : 'models'} available.`,
+          models: prefill.models,
+        }
+      : null,
+  )
+  useEffect(() => {
+    if (prefill) takeProviderDraft()
+  }, [prefill, takeProviderDraft])
   const [tests, setTests] = useState<
     Record<string, { ok: boolean; message: string; models?: string[] } | 'testing'>
   >({})
@@ -150,9 +178,11 @@ export function ProviderSettings() {
         <ProviderForm
           key={editing.provider_id ?? 'new'}
           initial={editing}
+          initialProbe={editing.provider_id ? null : found}
           presets={data.presets}
           onDone={(saved) => {
             setEditing(null)
+            setFound(null)
             if (saved) void load().then(refreshAppInfo)
           }}
         />

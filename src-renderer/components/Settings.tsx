@@ -104,7 +104,7 @@ function General() {
       <div className="field">
         <span className="field-label">Data folder</span>
         <div className="path-row">
-          <code className="path" aria-label="Data folder path">
+          <code className="path" role="group" aria-label="Data folder path">
             {app.data_dir}
           </code>
           <button type="button" className="btn btn-small" onClick={() => void reveal()}>

@@ -122,7 +122,7 @@ const SHOWN_IMAGES = /^image\/(png|jpeg|gif|webp)$/
 /** An MCP result as the server sent it: text, images, audio, embedded resources, resource links. */
 function McpBlocks({ blocks, name }: { blocks: McpBlock[]; name: string }) {
   return (
-    <div className="mcp-blocks" aria-label={`${name} output`}>
+    <div className="mcp-blocks" role="group" aria-label={`${name} output`}>
       {blocks.map((b, i) => {
         switch (b.type) {
           case 'text':
@@ -165,7 +165,7 @@ function McpBlocks({ blocks, name }: { blocks: McpBlock[]; name: string }) {
             )
           case 'resource_link':
             return (
-              <p key={i} className="mcp-link" aria-label={`Resource link ${b.name}`}>
+              <p key={i} className="mcp-link" role="group" aria-label={`Resource link ${b.name}`}>
                 <span aria-hidden="true">↗ </span>
                 <strong>{b.name}</strong> <code>{b.uri}</code>
                 {b.description ? ` — ${b.description}` : ''}

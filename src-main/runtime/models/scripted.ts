@@ -15,7 +15,7 @@ export const SCRIPTED_MODEL_ID = 'scripted'
 export function createScriptedModel(): Model {
   return {
     id: SCRIPTED_MODEL_ID,
-    label: 'Scripted offline model',
+    label: 'Scripted model (not an AI)',
     offline: true,
     step: (request) => scriptedStep(request),
     summarize: async (messages) => summarize(messages),

@@ -1,4 +1,4 @@
-import type { AppInfo, AppSettings } from '../../../src-shared/contract'
+import type { AppInfo, AppSettings, ProviderPreset } from '../../../src-shared/contract'
 import type { Slice, SliceApi } from './api'
 
 /** The ui slice: app info and settings, the connection, notices, the side panel and dialogs. */
@@ -25,6 +25,13 @@ export interface UiState {
   settingsTab: SettingsTab
   /** Whether the chat list shows (collapsed at first in a narrow window). */
   sidebar: boolean
+  /** A provider to prefill Settings → Providers' add form with (a Connect button); taken once. */
+  providerDraft: ProviderDraft | null
+}
+
+/** A preset or a server found on this computer (with the models it offers). */
+export interface ProviderDraft extends ProviderPreset {
+  models: string[]
 }
 
 /** Narrower than this, the chat list starts collapsed. */
@@ -44,6 +51,10 @@ export interface UiActions {
   /** Opens Settings on one tab (a fix-it link). */
   openSettings(tab: SettingsTab): void
   setSidebar(open: boolean): void
+  /** Opens Settings → Providers with the add form filled in for this preset or found server. */
+  connectProvider(draft: ProviderDraft): void
+  /** The providers tab took the draft (it is used once). */
+  takeProviderDraft(): void
 }
 
 export function createUiSlice(api: SliceApi): Slice<UiState, UiActions> {
@@ -59,6 +70,7 @@ export function createUiSlice(api: SliceApi): Slice<UiState, UiActions> {
       dialog: null,
       settingsTab: 'general',
       sidebar: typeof window === 'undefined' || window.innerWidth >= NARROW_PX,
+      providerDraft: null,
     },
     actions: {
       dismissNotice() {
@@ -107,6 +119,14 @@ export function createUiSlice(api: SliceApi): Slice<UiState, UiActions> {
 
       setSidebar(sidebar) {
         set({ sidebar })
+      },
+
+      connectProvider(providerDraft) {
+        set({ dialog: 'settings', settingsTab: 'providers', providerDraft })
+      },
+
+      takeProviderDraft() {
+        set({ providerDraft: null })
       },
     },
   }
