@@ -154,6 +154,46 @@ for (const theme of ['light', 'dark'] as const) {
     await expect(sidebar(page).getByRole('list', { name: 'Archived sessions' })).toContainText('Old notes')
     await scan(page, 'sidebar with archived section', found)
 
+    // The Trash, with a chat in it.
+    const gone = await host.rpc('sessions.create', { title: 'Old draft' })
+    await host.withArbor((arbor) => arbor.sessions.trash(gone.session_id))
+    await sidebar(page).getByRole('button', { name: 'Trash' }).click()
+    await expect(sidebar(page).getByText('Old draft')).toBeVisible()
+    await scan(page, 'sidebar with the Trash open', found)
+
+    // A prompt with an attached file, edited into a second version: the chips, ‹ 2/2 ›, the
+    // reply's model and tokens, the context meter; then the instructions dialog.
+    await page.getByRole('button', { name: 'New chat', exact: true }).click()
+    await page
+      .getByLabel('Files to attach')
+      .setInputFiles([
+        { name: 'notes.md', mimeType: 'text/markdown', buffer: Buffer.from('# Plan\n- museum') },
+      ])
+    await send(page, 'Plan a day')
+    await expect(transcript(page).getByLabel('Reply details')).toBeVisible({ timeout: 10_000 })
+    const prompt = page.locator('.msg-wrap').filter({ has: page.getByRole('article', { name: 'You' }) })
+    await prompt.hover()
+    await prompt.getByRole('button', { name: 'Edit' }).click()
+    await page.getByRole('textbox', { name: 'Edited message' }).fill('Plan a day in Porto')
+    await page.getByRole('form', { name: 'Edit message' }).getByRole('button', { name: 'Send' }).click()
+    await expect(transcript(page).getByRole('group', { name: 'Version 2 of 2' }).first()).toBeVisible()
+    await expect(transcript(page).getByLabel('Reply details')).toBeVisible({ timeout: 10_000 })
+    await scan(page, 'versions, attachments, reply details', found)
+    await page.getByRole('button', { name: 'More actions' }).click()
+    await page.getByRole('menuitem', { name: 'Instructions…' }).click()
+    await expect(page.getByRole('dialog', { name: 'Instructions for this chat' })).toBeVisible()
+    await scan(page, 'instructions dialog', found)
+    await page.keyboard.press('Escape')
+
+    // A narrow window: the header's controls folded into ⋯.
+    const size = page.viewportSize()!
+    await page.setViewportSize({ width: 760, height: 560 })
+    await page.getByRole('button', { name: 'More actions' }).click()
+    await expect(page.getByRole('menuitemradio', { name: 'Ask before every tool' })).toBeVisible()
+    await scan(page, 'folded header menu', found)
+    await page.keyboard.press('Escape')
+    await page.setViewportSize(size)
+
     // A pending approval, then a question, each in a chat of its own.
     await page.getByRole('button', { name: 'New chat', exact: true }).click()
     await send(page, WRITE)

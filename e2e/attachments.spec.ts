@@ -17,7 +17,7 @@ test.describe('attachments', () => {
       { name: 'report.pdf', mimeType: 'application/pdf', buffer: Buffer.from('%PDF-1.7') },
     ])
     const chips = form.getByRole('list', { name: 'Attached files' })
-    await expect(chips.getByRole('button', { name: /^notes\.md, 3 lines/ })).toBeVisible()
+    await expect(chips.getByRole('button', { name: /^notes\.md 3 lines/ })).toBeVisible()
     await expect(form.getByRole('alert')).toHaveText(
       /report\.pdf: only text files and images can be attached/,
     )
@@ -83,7 +83,7 @@ test.describe('attachments', () => {
     await waitIdle(page)
     const you = transcript(page).getByRole('article', { name: 'You' }).last()
     await expect(you).toContainText('The text is in the attached file.')
-    await expect(you.getByRole('button', { name: /^pasted-text\.txt, 1 lines/ })).toBeVisible()
+    await expect(you.getByRole('button', { name: /^pasted-text\.txt 1 line / })).toBeVisible()
     await expect(composer(page)).toHaveValue('')
     await expect(transcript(page).getByRole('alert')).toHaveCount(0)
   })

@@ -12,7 +12,7 @@ test('a chat has its own instructions, and each reply shows its model and tokens
 
   // Each reply: the model that wrote it and its tokens in and out.
   const details = transcript(page).getByLabel('Reply details').last()
-  await expect(details).toContainText('Scripted offline model')
+  await expect(details).toContainText('Scripted model (not an AI)')
   await expect(details).toContainText(/\d+(\.\d)?k? in · \d+(\.\d)?k? out/)
   // The header: the last request's tokens against the model's window.
   await expect(page.getByRole('progressbar', { name: 'Context used' })).toBeVisible()
@@ -42,5 +42,7 @@ test('a chat has its own instructions, and each reply shows its model and tokens
   await expect(transcript(page)).toContainText('Instructions for this chat removed')
   await expect(badge).toHaveCount(0)
   await page.reload()
-  await expect(transcript(page).getByLabel('Reply details').last()).toContainText('Scripted offline model')
+  await expect(transcript(page).getByLabel('Reply details').last()).toContainText(
+    'Scripted model (not an AI)',
+  )
 })

@@ -218,3 +218,72 @@ test('README screenshot of settings', async ({ page, host }) => {
     await fake.close()
   }
 })
+
+test('README screenshot of a write reviewed as a diff', async ({ page, host }) => {
+  await openApp(page, host)
+  await sidebar(page).getByRole('button', { name: 'New chat', exact: true }).click()
+  const first = {
+    path: 'notes/plan.md',
+    content:
+      '# Lisbon weekend\n\n- Friday: arrive, Alfama walk\n- Saturday: Belém, pastéis\n- Sunday: fly home\n',
+  }
+  await send(page, `/tool write_file ${JSON.stringify(first)}`)
+  const dialog = page.getByRole('dialog', { name: 'Allow write_file?' })
+  await dialog.getByRole('button', { name: 'Approve once' }).click()
+  await settled(page)
+  const second = {
+    path: 'notes/plan.md',
+    content:
+      '# Lisbon weekend\n\n- Friday: arrive, Alfama walk, fado at night\n- Saturday: Belém, pastéis\n- Sunday: Sintra, then fly home\n',
+    overwrite: true,
+  }
+  await send(page, `/tool write_file ${JSON.stringify(second)}`)
+  await expect(dialog.getByText(/Changes: \+2 −2/)).toBeVisible({ timeout: 10_000 })
+  const open = await openSession(page)
+  await host.withArbor((arbor) => arbor.sessions.rename(open, 'Weekend plan'))
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Weekend plan')
+  await page.mouse.move(640, 20)
+  await readme(page, 'screenshot-diff.png')
+})
+
+test('README screenshot of versions, attachments and usage', async ({ page, host }) => {
+  await page.setViewportSize({ width: 1500, height: 800 })
+  await openApp(page, host)
+  await sidebar(page).getByRole('button', { name: 'New chat', exact: true }).click()
+  await page.getByLabel('Files to attach').setInputFiles([
+    {
+      name: 'itinerary.md',
+      mimeType: 'text/markdown',
+      buffer: Buffer.from('# Days\n- Alfama\n- Belém\n- Sintra'),
+    },
+  ])
+  await ask(page, 'Turn this itinerary into a packing list')
+  const prompt = page.locator('.msg-wrap').filter({ has: page.getByRole('article', { name: 'You' }) })
+  await prompt.hover()
+  await prompt.getByRole('button', { name: 'Edit' }).click()
+  await page
+    .getByRole('textbox', { name: 'Edited message' })
+    .fill('Turn this itinerary into a packing list for rain')
+  await page.getByRole('form', { name: 'Edit message' }).getByRole('button', { name: 'Send' }).click()
+  await expect(transcript(page).getByRole('group', { name: 'Version 2 of 2' }).first()).toBeVisible()
+  await settled(page)
+  await page.mouse.move(900, 200)
+  await readme(page, 'screenshot-versions.png')
+})
+
+test('README screenshot of the first run', async ({ page, host }) => {
+  await openApp(page, host)
+  await expect(transcript(page).getByRole('region', { name: /script, not an AI/ })).toBeVisible()
+  await page.mouse.move(0, 0)
+  await readme(page, 'screenshot-first-run.png')
+})
+
+test("README screenshot at Electron's minimum window, 720×480", async ({ page, host }) => {
+  await page.setViewportSize({ width: 720, height: 480 })
+  await page.goto(host.url)
+  await send(page, '/tool write_file {"path":"todo.txt","content":"pack\\nbook tickets\\n"}')
+  const dialog = page.getByRole('dialog', { name: 'Allow write_file?' })
+  await expect(dialog.getByRole('button', { name: 'Approve once' })).toBeFocused({ timeout: 10_000 })
+  await page.mouse.move(0, 0)
+  await readme(page, 'screenshot-small.png')
+})

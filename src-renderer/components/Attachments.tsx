@@ -21,9 +21,10 @@ export function AttachmentChips({
     <>
       <ul className="attachments" aria-label="Attached files">
         {files.map((f, i) => {
+          const lines = f.text?.split('\n').length
           const detail =
-            f.text !== undefined
-              ? `${f.text.split('\n').length} lines · ${sizeLabel(f.size)}`
+            lines !== undefined
+              ? `${lines} ${lines === 1 ? 'line' : 'lines'} · ${sizeLabel(f.size)}`
               : sizeLabel(f.size)
           return (
             <li key={`${f.name}:${i}`} className="attachment">
@@ -31,7 +32,6 @@ export function AttachmentChips({
                 type="button"
                 className="attachment-open"
                 title={`Open ${f.name}`}
-                aria-label={`${f.name}, ${detail}`}
                 onClick={() => setOpen(f)}
               >
                 {f.data !== undefined ? (
@@ -39,7 +39,7 @@ export function AttachmentChips({
                 ) : (
                   <FileIcon />
                 )}
-                <span className="attachment-name">{f.name}</span>
+                <span className="attachment-name">{f.name}</span>{' '}
                 <span className="attachment-detail">{detail}</span>
               </button>
               {onRemove && (
