@@ -164,20 +164,22 @@ for (const theme of ['light', 'dark'] as const) {
     // A prompt with an attached file, edited into a second version: the chips, ‹ 2/2 ›, the
     // reply's model and tokens, the context meter; then the instructions dialog.
     await page.getByRole('button', { name: 'New chat', exact: true }).click()
+    await expect(composer(page)).toBeFocused()
+    await expect(transcript(page).getByRole('article')).toHaveCount(0)
     await page
       .getByLabel('Files to attach')
       .setInputFiles([
         { name: 'notes.md', mimeType: 'text/markdown', buffer: Buffer.from('# Plan\n- museum') },
       ])
     await send(page, 'Plan a day')
-    await expect(transcript(page).getByLabel('Reply details')).toBeVisible({ timeout: 10_000 })
+    await expect(transcript(page).getByLabel('Reply details').last()).toBeVisible({ timeout: 10_000 })
     const prompt = page.locator('.msg-wrap').filter({ has: page.getByRole('article', { name: 'You' }) })
     await prompt.hover()
     await prompt.getByRole('button', { name: 'Edit' }).click()
     await page.getByRole('textbox', { name: 'Edited message' }).fill('Plan a day in Porto')
     await page.getByRole('form', { name: 'Edit message' }).getByRole('button', { name: 'Send' }).click()
     await expect(transcript(page).getByRole('group', { name: 'Version 2 of 2' }).first()).toBeVisible()
-    await expect(transcript(page).getByLabel('Reply details')).toBeVisible({ timeout: 10_000 })
+    await expect(transcript(page).getByLabel('Reply details').last()).toBeVisible({ timeout: 10_000 })
     await scan(page, 'versions, attachments, reply details', found)
     await page.getByRole('button', { name: 'More actions' }).click()
     await page.getByRole('menuitem', { name: 'Instructions…' }).click()

@@ -4,6 +4,7 @@ import type { Method, providerKind, RequestOf, theme } from './schemas'
 import type {
   ChatExportResult,
   MessagesPage,
+  LocalDownload,
   ModelOption,
   PendingInteraction,
   Receipt,
@@ -213,6 +214,15 @@ export interface Responses {
   'providers.detect': Array<{ name: string; base_url: string; models: string[] }>
   'permissions.list': PermissionGrant[]
   'permissions.revoke': { revoked: true }
+  /** Model files being downloaded into the local models folder. */
+  'local.downloads': LocalDownload[]
+  'local.download': LocalDownload
+  'local.pause': LocalDownload
+  'local.resume': LocalDownload
+  'local.cancel': { cancelled: true }
+  /** Copies a .gguf file from disk into the models folder. */
+  'local.import': { name: string; size: number }
+  'local.remove': { removed: true }
   'mcp.list': McpServerInfo[]
   'mcp.save': McpServerInfo
   'mcp.remove': { removed: true }

@@ -5,7 +5,8 @@
  * of randomness (40 bits), so ids sort by creation time like ULIDs while staying short — they
  * are repeated in every row and index of the store.
  */
-export type IdKind = 'ses' | 'msg' | 'prt' | 'turn' | 'run' | 'snap' | 'int' | 'cmd' | 'op' | 'sub' | 'tc'
+export type IdKind =
+  'ses' | 'msg' | 'prt' | 'turn' | 'run' | 'snap' | 'int' | 'cmd' | 'op' | 'sub' | 'tc' | 'dl'
 
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz'
 

@@ -141,6 +141,20 @@ export const schemas = {
   'providers.detect': z.strictObject({}),
   'providers.test': z.strictObject({ provider_id: z.string().min(1).max(40) }),
   'permissions.list': z.strictObject({}),
+  'local.downloads': z.strictObject({}),
+  'local.download': z.strictObject({
+    url: z.string().min(1).max(4096),
+    sha256: z
+      .string()
+      .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex digits (a sha256)')
+      .optional(),
+    name: z.string().min(1).max(200).optional(),
+  }),
+  'local.pause': z.strictObject({ download_id: id }),
+  'local.resume': z.strictObject({ download_id: id }),
+  'local.cancel': z.strictObject({ download_id: id }),
+  'local.import': z.strictObject({ path: z.string().min(1).max(4096) }),
+  'local.remove': z.strictObject({ file: z.string().min(1).max(255) }),
   'permissions.revoke': z
     .strictObject({
       tool: z.string().min(1).max(200),

@@ -356,6 +356,24 @@ export type SessionMutation =
 
 export type SessionInfoMutation = Extract<SessionMutation, { variant: 'session' }>
 
+/** A model file being downloaded into the local models folder (Settings → Local models). */
+export interface LocalDownload {
+  download_id: string
+  url: string
+  /** The file name it gets in the models folder. */
+  name: string
+  status: 'downloading' | 'paused' | 'verifying' | 'failed'
+  received: number
+  /** Bytes in all, once the server said (null until then, or when it does not). */
+  total: number | null
+  bytes_per_second: number
+  seconds_left: number | null
+  /** The checksum it is checked against: given, or Hugging Face's X-Linked-Etag. */
+  sha256?: string
+  /** Why it stopped (a cut connection, a full disk, a wrong checksum…) and what Resume does. */
+  error?: string
+}
+
 /** Events pushed from main to a client. */
 export type ServerEvent =
   | { type: 'mutation'; mutation: SessionMutation }
@@ -370,3 +388,5 @@ export type ServerEvent =
   | { type: 'search_index'; indexed_upto: number; total: number; done: boolean }
   /** The integrity check of a large database, run after start, found damage: what to do. */
   | { type: 'storage_problem'; message: string }
+  /** Model downloads and their progress (at most every 250 ms while one runs). */
+  | { type: 'local_downloads'; downloads: LocalDownload[] }

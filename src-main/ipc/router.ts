@@ -67,6 +67,7 @@ export function createRouter(runtime: Runtime, appInfo: () => AppInfo, host: Hos
   runtime.onSessionsChanged(() => broadcast({ type: 'sessions_changed' }))
   runtime.onSearchIndex((p) => broadcast({ type: 'search_index', ...p }))
   runtime.onStorageProblem((message) => broadcast({ type: 'storage_problem', message }))
+  runtime.library.onDownloads((downloads) => broadcast({ type: 'local_downloads', downloads }))
   /** Every window shows the same settings, theme and model list. */
   const settingsChanged = <T>(result: T): T => {
     broadcast({ type: 'settings_changed' })
@@ -134,6 +135,13 @@ export function createRouter(runtime: Runtime, appInfo: () => AppInfo, host: Hos
       revokePermission(runtime.store, r)
       return { revoked: true as const }
     },
+    'local.downloads': () => runtime.library.downloads.list(),
+    'local.download': (r) => runtime.library.downloads.start(r),
+    'local.pause': (r) => runtime.library.downloads.pause(r.download_id),
+    'local.resume': (r) => runtime.library.downloads.resume(r.download_id),
+    'local.cancel': (r) => runtime.library.downloads.cancel(r.download_id),
+    'local.import': (r) => runtime.library.import(r.path),
+    'local.remove': (r) => runtime.library.remove(r.file),
     'mcp.list': () => runtime.mcp.list(),
     'mcp.save': async (r) => settingsChanged(await runtime.mcp.save(r)),
     'mcp.remove': async (r) => {

@@ -1,3 +1,4 @@
+import { LocalLibrary } from './local/library'
 import { existsSync, mkdirSync } from 'node:fs'
 import { homedir, tmpdir } from 'node:os'
 import { join, sep } from 'node:path'
@@ -112,6 +113,8 @@ export interface Runtime extends Arbor {
   backupNow(): Promise<BackupInfo>
   /** Asks for a backup to replace the database at the next start. */
   restoreBackup(name: string): BackupInfo
+  /** The local model files: import, download (with resume and checksum), remove. */
+  library: LocalLibrary
   /** Deletes what has been 30 days in the Trash now (Arbor does it at start and hourly). */
   purgeTrash(): number
   /** Called when a session is created, removed or forked: the list itself changed. */
@@ -289,6 +292,9 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
   const backupTimer = kind === 'sqlite' ? setInterval(scheduled, BACKUP_EVERY_MS) : null
   backupTimer?.unref()
 
+  // Model files: a file that arrives or goes changes the model list (the local engine lists them).
+  const library = new LocalLibrary(dataDir, () => refreshModels(), log)
+
   return {
     sessions: registry.api,
     store,
@@ -331,6 +337,7 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
     backups: () => (kind === 'sqlite' ? listBackups(dataDir) : []),
     backupNow: () => backup('manual'),
     restoreBackup: (name) => scheduleRestore(dataDir, name),
+    library,
     purgeTrash: () => registry.purgeTrash(),
     onSessionsChanged: (listener) => registry.onChanged(listener),
     onSessionInfo: (listener) => registry.onInfo(listener),
@@ -339,6 +346,7 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
       closed = true
       if (backupTimer) clearInterval(backupTimer)
       clearInterval(purgeTimer)
+      library.close()
       check?.stop()
       // A copy cut short leaves only its .partial file, which backupWith removes.
       for (const stop of copying) stop()

@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createRouter, type Peer } from '../../src-main/ipc/router'
 import { appInfo } from '../../src-main/app-info'
@@ -93,6 +95,12 @@ describe('router: one contract, validated at the boundary', () => {
      * interaction, queued command, provider, MCP server). Calls that change a session get a
      * session of their own. The compiler insists every method is here.
      */
+    const download = (name: string) => ok('local.download', { url: `${replay.base}/models/${name}.gguf` })
+    const ggufFile = (name: string) => {
+      const path = join(tempDir(), `${name}.gguf`)
+      writeFileSync(path, Buffer.concat([Buffer.from('GGUF'), Buffer.alloc(60)]))
+      return path
+    }
     const valid: { [M in Method]: () => Promise<RequestOf<M>> } = {
       'app.info': async () => ({}),
       'app.reveal_data_dir': async () => ({}),
@@ -154,6 +162,16 @@ describe('router: one contract, validated at the boundary', () => {
       },
       'providers.detect': async () => ({}),
       'permissions.list': async () => ({}),
+      'local.downloads': async () => ({}),
+      'local.download': async () => ({ url: `${replay.base}/models/first.gguf` }),
+      'local.pause': async () => ({ download_id: (await download('pause')).download_id }),
+      'local.resume': async () => ({ download_id: (await download('resume')).download_id }),
+      'local.cancel': async () => ({ download_id: (await download('cancel')).download_id }),
+      'local.import': async () => ({ path: ggufFile('imported') }),
+      'local.remove': async () => {
+        await ok('local.import', { path: ggufFile('removed') })
+        return { file: 'removed.gguf' }
+      },
       'permissions.revoke': async () => {
         const { session_id } = await waiting('to grant')
         const [ask] = await ok('session.interactions', { session_id })
