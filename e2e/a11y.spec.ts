@@ -141,7 +141,7 @@ for (const theme of ['light', 'dark'] as const) {
 
     await page.getByRole('button', { name: 'Settings', exact: true }).click()
     const settings = page.getByRole('dialog', { name: 'Settings' })
-    for (const tab of ['General', 'Providers', 'MCP', 'Permissions', 'Data']) {
+    for (const tab of ['General', 'Providers', 'Local models', 'MCP', 'Permissions', 'Data']) {
       await settings.getByRole('tab', { name: tab }).click()
       await expect(settings.getByRole('tab', { name: tab })).toHaveAttribute('aria-selected', 'true')
       await expect(settings.getByRole('tabpanel')).not.toContainText('Loading…')

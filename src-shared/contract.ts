@@ -4,7 +4,10 @@ import type { Method, providerKind, RequestOf, theme } from './schemas'
 import type {
   ChatExportResult,
   MessagesPage,
+  CatalogueModel,
   LocalDownload,
+  LocalModelInfo,
+  MemoryFit,
   ModelOption,
   PendingInteraction,
   Receipt,
@@ -214,6 +217,13 @@ export interface Responses {
   'providers.detect': Array<{ name: string; base_url: string; models: string[] }>
   'permissions.list': PermissionGrant[]
   'permissions.revoke': { revoked: true }
+  /** The model files in the local models folder, and this computer's memory. */
+  'local.models': {
+    models: LocalModelInfo[]
+    catalogue: Array<CatalogueModel & { fit: MemoryFit }>
+    memory: number
+    dir: string
+  }
   /** Model files being downloaded into the local models folder. */
   'local.downloads': LocalDownload[]
   'local.download': LocalDownload

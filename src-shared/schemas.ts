@@ -141,6 +141,7 @@ export const schemas = {
   'providers.detect': z.strictObject({}),
   'providers.test': z.strictObject({ provider_id: z.string().min(1).max(40) }),
   'permissions.list': z.strictObject({}),
+  'local.models': z.strictObject({}),
   'local.downloads': z.strictObject({}),
   'local.download': z.strictObject({
     url: z.string().min(1).max(4096),

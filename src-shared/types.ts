@@ -374,6 +374,37 @@ export interface LocalDownload {
   error?: string
 }
 
+/** Whether a model fits in this computer's memory: easily, only just, or not. */
+export type MemoryFit = 'fits' | 'tight' | 'too_big'
+
+/** A model file in the local models folder. */
+export interface LocalModelInfo {
+  /** The model id for set({ model }): "local/<file>". */
+  id: string
+  file: string
+  name: string
+  size: number
+  quantisation: string | null
+  context_length: number | null
+  /** About how much memory it needs to run (the file, plus its context). */
+  memory: number
+  fit: MemoryFit
+  /** Why the file cannot be read as a model, if it cannot. */
+  problem: string | null
+}
+
+/** A model Arbor offers to download (Settings → Local models). */
+export interface CatalogueModel {
+  name: string
+  publisher: string
+  url: string
+  size: number
+  memory: number
+  quantisation: string
+  context_length: number
+  note: string
+}
+
 /** Events pushed from main to a client. */
 export type ServerEvent =
   | { type: 'mutation'; mutation: SessionMutation }

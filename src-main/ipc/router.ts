@@ -135,6 +135,7 @@ export function createRouter(runtime: Runtime, appInfo: () => AppInfo, host: Hos
       revokePermission(runtime.store, r)
       return { revoked: true as const }
     },
+    'local.models': () => runtime.library.list(),
     'local.downloads': () => runtime.library.downloads.list(),
     'local.download': (r) => runtime.library.downloads.start(r),
     'local.pause': (r) => runtime.library.downloads.pause(r.download_id),

@@ -7,6 +7,7 @@ import { errorText, useArbor } from '../state/client'
 import { DataSettings } from './DataSettings'
 import { McpSettings } from './McpSettings'
 import { PermissionSettings } from './PermissionSettings'
+import { LocalModelSettings } from './LocalModelSettings'
 import { Modal } from './Modal'
 import { ProviderSettings } from './ProviderSettings'
 import { WorkspaceSettings } from './WorkspaceSettings'
@@ -15,6 +16,7 @@ type Tab = SettingsTab
 const TABS: Array<[Tab, string]> = [
   ['general', 'General'],
   ['providers', 'Model providers'],
+  ['local', 'Local models'],
   ['mcp', 'MCP servers'],
   ['permissions', 'Permissions'],
   ['data', 'Data'],
@@ -173,6 +175,7 @@ export function Settings() {
       <div role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`} className="tab-panel">
         {tab === 'general' && <General />}
         {tab === 'providers' && <ProviderSettings />}
+        {tab === 'local' && <LocalModelSettings />}
         {tab === 'mcp' && <McpSettings />}
         {tab === 'permissions' && <PermissionSettings />}
         {tab === 'data' && <DataSettings />}

@@ -162,6 +162,7 @@ describe('router: one contract, validated at the boundary', () => {
       },
       'providers.detect': async () => ({}),
       'permissions.list': async () => ({}),
+      'local.models': async () => ({}),
       'local.downloads': async () => ({}),
       'local.download': async () => ({ url: `${replay.base}/models/first.gguf` }),
       'local.pause': async () => ({ download_id: (await download('pause')).download_id }),

@@ -1,6 +1,9 @@
+import { readdirSync, statSync } from 'node:fs'
+import { totalmem } from 'node:os'
 import { join } from 'node:path'
-import type { LocalDownload } from '../../../src-shared/types'
-import { Downloads } from './downloads'
+import type { CatalogueModel, LocalDownload, LocalModelInfo, MemoryFit } from '../../../src-shared/types'
+import { CATALOGUE } from './catalogue'
+import { Downloads, isGguf } from './downloads'
 import { importModel, removeModel } from './import'
 
 /**
@@ -33,6 +36,69 @@ export class LocalLibrary {
     count = this.downloads.list().length
   }
 
+  /** The .gguf files in the folder, each with how much memory it needs and whether that fits here. */
+  list(): {
+    models: LocalModelInfo[]
+    catalogue: Array<CatalogueModel & { fit: MemoryFit }>
+    memory: number
+    dir: string
+  } {
+    const memory = totalmem()
+    let files: string[] = []
+    try {
+      files = readdirSync(this.dir).filter((f) => f.toLowerCase().endsWith('.gguf'))
+    } catch {
+      // No folder yet: no models.
+    }
+    const models = files.sort().flatMap((file): LocalModelInfo[] => {
+      const path = join(this.dir, file)
+      let size: number
+      try {
+        const st = statSync(path)
+        if (!st.isFile()) return []
+        size = st.size
+      } catch {
+        return []
+      }
+      const header = this.header?.(path) ?? null
+      const needs = memoryFor(size)
+      return [
+        {
+          id: `local/${file}`,
+          file,
+          name: header?.name ?? file.replace(/\.gguf$/i, ''),
+          size,
+          quantisation:
+            header?.quantisation ??
+            /(?:^|[-_.])((?:I?Q\d(?:_[A-Z0-9]+)*)|F16|BF16|F32)(?:[-_.]|$)/i.exec(file)?.[1]?.toUpperCase() ??
+            null,
+          context_length: header?.context_length ?? null,
+          memory: needs,
+          fit: fitOf(needs, memory),
+          problem: isGguf(path)
+            ? (header?.problem ?? null)
+            : 'This file is not a GGUF model (it does not start with "GGUF").',
+        },
+      ]
+    })
+    return {
+      models,
+      catalogue: CATALOGUE.map((c) => ({ ...c, fit: fitOf(c.memory, memory) })),
+      memory,
+      dir: this.dir,
+    }
+  }
+
+  /** What the local engine reads from a file's header (its name, quantisation, context), when it is there. */
+  header:
+    | ((path: string) => {
+        name?: string | null
+        quantisation?: string | null
+        context_length?: number | null
+        problem?: string | null
+      } | null)
+    | null = null
+
   import(path: string): { name: string; size: number } {
     const done = importModel(this.dir, path)
     this.onChange()
@@ -53,4 +119,14 @@ export class LocalLibrary {
   close(): void {
     this.downloads.close()
   }
+}
+
+/** About what a model needs to run: its weights, plus a 4k-token context and the runtime's own. */
+export function memoryFor(fileSize: number): number {
+  return Math.round(fileSize * 1.15 + 300 * 1024 * 1024)
+}
+
+/** Fits when it takes at most half of the memory (the OS and the app need the rest); tight up to 80 %. */
+export function fitOf(needs: number, total: number): MemoryFit {
+  return needs <= total * 0.5 ? 'fits' : needs <= total * 0.8 ? 'tight' : 'too_big'
 }

@@ -37,7 +37,7 @@ export interface ProviderDraft extends ProviderPreset {
 /** Narrower than this, the chat list starts collapsed. */
 const NARROW_PX = 800
 
-export type SettingsTab = 'general' | 'providers' | 'mcp' | 'permissions' | 'data'
+export type SettingsTab = 'general' | 'providers' | 'local' | 'mcp' | 'permissions' | 'data'
 
 export interface UiActions {
   dismissNotice(): void
