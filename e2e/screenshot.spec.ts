@@ -1,3 +1,6 @@
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { resolve } from 'node:path'
 import type { Page } from '@playwright/test'
 import { FAKE_MODEL, startFakeOpenAI } from './fake-openai'
@@ -290,4 +293,40 @@ test("README screenshot at Electron's minimum window, 720×480", async ({ page, 
   await expect(dialog.getByRole('button', { name: 'Approve once' })).toBeFocused({ timeout: 10_000 })
   await page.mouse.move(0, 0)
   await readme(page, 'screenshot-small.png')
+})
+
+test('README screenshot of the local model library', async ({ page, host }) => {
+  // One model in the folder already, one downloading slowly from a loopback server.
+  const model = Buffer.concat([Buffer.from('GGUF'), Buffer.alloc(6 * 1024 * 1024)])
+  const dir = resolve(host.dataDir, 'models')
+  mkdirSync(dir, { recursive: true })
+  writeFileSync(resolve(dir, 'Llama-3.2-1B-Instruct-Q4_K_M.gguf'), model)
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-length': String(model.length * 40) })
+    const tick = () => {
+      if (!res.destroyed) res.write(model.subarray(0, 256 * 1024), () => setTimeout(tick, 100))
+    }
+    tick()
+  })
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  try {
+    await page.setViewportSize({ width: 1280, height: 900 })
+    await openApp(page, host)
+    await page.getByRole('button', { name: 'Settings', exact: true }).click()
+    const settings = page.getByRole('dialog', { name: 'Settings' })
+    await settings.getByRole('tab', { name: 'Local models' }).click()
+    const form = settings.getByRole('form', { name: 'Download a model' })
+    await form
+      .getByRole('textbox')
+      .fill(
+        `http://127.0.0.1:${(server.address() as AddressInfo).port}/Qwen/Qwen2.5-1.5B-Instruct-GGUF/resolve/main/qwen2.5-1.5b-instruct-q4_k_m.gguf`,
+      )
+    await form.getByRole('button', { name: 'Download' }).click()
+    await expect(settings.getByRole('status').filter({ hasText: 'MB/s' })).toBeVisible()
+    await page.mouse.move(0, 0)
+    await readme(page, 'screenshot-local-models.png')
+  } finally {
+    server.closeAllConnections()
+    server.close()
+  }
 })
