@@ -151,7 +151,23 @@ export async function startBrowserHost(opts: {
     wss.handleUpgrade(req, socket, head, (ws) => connect(ws))
   })
 
+  /**
+   * The connection whose request the host is handling in this turn of the event loop. Frames
+   * for the others (another window showing the same chat, a sidebar following every session)
+   * wait until the turn is over, so the caller's answer and first delta leave first and the
+   * other windows' rendering does not compete with producing them (issue 10 item 3).
+   */
+  let handling: symbol | null = null
+  const handled = () => (handling = null)
+
   function connect(ws: WebSocket): void {
+    const me = Symbol('connection')
+    let later: string[] | null = null
+    const flush = () => {
+      const frames = later ?? []
+      later = null
+      if (ws.readyState === ws.OPEN) for (const frame of frames) write(frame)
+    }
     // Frames sent in one synchronous run (a prompt's queue and start events, a step's
     // commit) leave in one write: the socket is corked at the first and uncorked before
     // anything else runs (process.nextTick precedes promise jobs and I/O). One syscall and one
@@ -170,6 +186,14 @@ export async function startBrowserHost(opts: {
       }
       ws.send(frame)
     }
+    /** Now, or after the request another connection made is handled (in order either way). */
+    const queue = (frame: string) => {
+      if (later) later.push(frame)
+      else if (handling !== null && handling !== me) {
+        later = [frame]
+        setImmediate(flush)
+      } else write(frame)
+    }
     const peer: Peer = {
       id: newId('sub'),
       send(event: ServerEvent) {
@@ -181,13 +205,19 @@ export async function startBrowserHost(opts: {
           opts.router.disconnect(peer)
           return
         }
-        write(JSON.stringify({ event }))
+        queue(JSON.stringify({ event }))
       },
     }
+    // Behind any events still waiting for this connection: one order per connection, always.
     const reply = (id: unknown, result: unknown) => {
-      if (ws.readyState === ws.OPEN) write(JSON.stringify({ id: id ?? null, result }))
+      if (ws.readyState !== ws.OPEN) return
+      const frame = JSON.stringify({ id: id ?? null, result })
+      if (later) later.push(frame)
+      else write(frame)
     }
     ws.on('message', (data, isBinary) => {
+      if (handling === null) setImmediate(handled)
+      handling = me
       const raw = isBinary ? null : data.toString()
       if (raw === null)
         return reply(null, {
