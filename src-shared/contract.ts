@@ -6,7 +6,7 @@ import type {
   MessagesPage,
   CatalogueModel,
   LocalDownload,
-  LocalModelInfo,
+  LibraryModel,
   MemoryFit,
   ModelOption,
   PendingInteraction,
@@ -219,7 +219,7 @@ export interface Responses {
   'permissions.revoke': { revoked: true }
   /** The model files in the local models folder, and this computer's memory. */
   'local.models': {
-    models: LocalModelInfo[]
+    models: LibraryModel[]
     catalogue: Array<CatalogueModel & { fit: MemoryFit }>
     memory: number
     dir: string

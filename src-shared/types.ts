@@ -378,7 +378,7 @@ export interface LocalDownload {
 export type MemoryFit = 'fits' | 'tight' | 'too_big'
 
 /** A model file in the local models folder. */
-export interface LocalModelInfo {
+export interface LibraryModel {
   /** The model id for set({ model }): "local/<file>". */
   id: string
   file: string

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react'
-import type { LocalDownload, LocalModelInfo, MemoryFit } from '../../src-shared/types'
+import type { LocalDownload, LibraryModel, MemoryFit } from '../../src-shared/types'
 import { useArbor, useHostData } from '../state/client'
 import { Confirm } from './Modal'
 
@@ -32,7 +32,7 @@ export function LocalModelSettings() {
   const [downloads, setDownloads] = useState<LocalDownload[]>([])
   const [path, setPath] = useState('')
   const [url, setUrl] = useState('')
-  const [removing, setRemoving] = useState<LocalModelInfo | null>(null)
+  const [removing, setRemoving] = useState<LibraryModel | null>(null)
   const [done, setDone] = useState<string | null>(null)
   const count = useRef(0)
 

@@ -1,7 +1,7 @@
 import { readdirSync, statSync } from 'node:fs'
 import { totalmem } from 'node:os'
 import { join } from 'node:path'
-import type { CatalogueModel, LocalDownload, LocalModelInfo, MemoryFit } from '../../../src-shared/types'
+import type { CatalogueModel, LocalDownload, LibraryModel, MemoryFit } from '../../../src-shared/types'
 import { CATALOGUE } from './catalogue'
 import { Downloads, isGguf } from './downloads'
 import { importModel, removeModel } from './import'
@@ -38,7 +38,7 @@ export class LocalLibrary {
 
   /** The .gguf files in the folder, each with how much memory it needs and whether that fits here. */
   list(): {
-    models: LocalModelInfo[]
+    models: LibraryModel[]
     catalogue: Array<CatalogueModel & { fit: MemoryFit }>
     memory: number
     dir: string
@@ -50,7 +50,7 @@ export class LocalLibrary {
     } catch {
       // No folder yet: no models.
     }
-    const models = files.sort().flatMap((file): LocalModelInfo[] => {
+    const models = files.sort().flatMap((file): LibraryModel[] => {
       const path = join(this.dir, file)
       let size: number
       try {
