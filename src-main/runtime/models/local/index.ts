@@ -1,0 +1,183 @@
+import { mkdirSync, readdirSync, statSync, watch, type FSWatcher } from 'node:fs'
+import { basename, join } from 'node:path'
+import type { Model } from '../types'
+import { LocalEngine, type LocalEngineInfo } from './engine'
+import { quantName, readGgufHeader, type GgufHeader } from './gguf'
+import { createLocalModel } from './model'
+import type { GpuType, StepOptions } from './protocol'
+
+export type { LocalEngineInfo } from './engine'
+
+export const LOCAL_MODEL_PREFIX = 'local/'
+
+export interface LocalModelsOptions {
+  /** Where the GGUF files are. Default: `<dataDir>/models`. */
+  dir?: string
+  /** The built worker script. Default: out/main/local-model-worker.js beside the bundle. */
+  worker?: string | null
+  /** Default 'auto' (the best backend the prebuilt binaries support here); false: CPU only. */
+  gpu?: 'auto' | GpuType
+  /** CPU threads per context. Default 0: all cores but one (the UI keeps one). */
+  threads?: number
+  /** Sessions whose context stays in memory for their next turn. Default 2. */
+  max_sessions?: number
+  /** Models are freed after this long without a step. Default 5 minutes. */
+  idle_unload_ms?: number
+  /** The most context a model is given (its GGUF may allow far more than memory does). Default 8192. */
+  context_cap?: number
+  /** Sampling and the output limit per step. */
+  sampling?: Partial<StepOptions>
+}
+
+const DEFAULT_SAMPLING: StepOptions = {
+  max_tokens: 4096,
+  temperature: 0.7,
+  top_k: 40,
+  top_p: 0.95,
+  min_p: 0.05,
+  tool_choice: 'auto',
+}
+
+/** What Arbor knows of one GGUF file in the models folder. */
+export interface LocalModelEntry {
+  id: string
+  file: string
+  path: string
+  size: number
+  name: string
+  quantisation: string | null
+  context_length: number | null
+  /** Why the header could not be read (the file is listed, and selecting it says so). */
+  problem: string | null
+}
+
+const GPU_NAMES: Record<string, string> = { metal: 'Metal', cuda: 'CUDA', vulkan: 'Vulkan' }
+
+/**
+ * The local models: every .gguf file in the models folder is a model `local/<file name>`,
+ * run by one LocalEngine (a worker thread owning llama.cpp, started on first use).
+ */
+export class LocalModels {
+  readonly dir: string
+  readonly engine: LocalEngine
+  private readonly headers = new Map<
+    string,
+    { key: string; header: GgufHeader | null; problem: string | null }
+  >()
+  private watcher: FSWatcher | null = null
+  private readonly sampling: StepOptions
+  private readonly contextCap: number
+
+  constructor(
+    dataDir: string,
+    options: LocalModelsOptions,
+    private readonly log: (message: string) => void,
+  ) {
+    this.dir = options.dir ?? join(dataDir, 'models')
+    this.sampling = { ...DEFAULT_SAMPLING, ...options.sampling }
+    this.contextCap = options.context_cap ?? 8192
+    this.engine = new LocalEngine({
+      worker: options.worker ?? null,
+      gpu: options.gpu ?? 'auto',
+      threads: options.threads ?? 0,
+      max_sessions: options.max_sessions ?? 2,
+      idle_unload_ms: options.idle_unload_ms ?? 5 * 60_000,
+      log,
+    })
+  }
+
+  /** The GGUF files there now, each read from its header (cached while the file is unchanged). */
+  entries(): LocalModelEntry[] {
+    let files: string[]
+    try {
+      files = readdirSync(this.dir).filter((f) => f.toLowerCase().endsWith('.gguf'))
+    } catch {
+      return []
+    }
+    const out: LocalModelEntry[] = []
+    for (const file of files.sort()) {
+      const path = join(this.dir, file)
+      let size: number
+      let key: string
+      try {
+        const st = statSync(path)
+        if (!st.isFile()) continue
+        size = st.size
+        key = `${st.size}:${st.mtimeMs}`
+      } catch {
+        continue
+      }
+      let cached = this.headers.get(path)
+      if (cached?.key !== key) {
+        try {
+          cached = { key, header: readGgufHeader(path), problem: null }
+        } catch (err) {
+          cached = { key, header: null, problem: err instanceof Error ? err.message : String(err) }
+        }
+        this.headers.set(path, cached)
+      }
+      const h = cached.header
+      out.push({
+        id: `${LOCAL_MODEL_PREFIX}${file}`,
+        file,
+        path,
+        size,
+        name: h?.name ?? basename(file, '.gguf'),
+        quantisation: quantName(h?.file_type ?? null),
+        context_length: h?.context_length ?? null,
+        problem: cached.problem,
+      })
+    }
+    return out
+  }
+
+  models(): Model[] {
+    return this.entries().map((e) =>
+      createLocalModel(
+        this.engine,
+        {
+          id: e.id,
+          path: e.path,
+          context_window: Math.min(e.context_length ?? 4096, this.contextCap),
+          label: () => this.label(e),
+        },
+        this.sampling,
+      ),
+    )
+  }
+
+  private label(e: LocalModelEntry): string {
+    const gpu = this.engine.info().gpu
+    const where = gpu === null ? 'local' : gpu ? `local, ${GPU_NAMES[gpu] ?? gpu}` : 'local, CPU'
+    const quant = e.quantisation ? ` ${e.quantisation}` : ''
+    return e.problem ? `${e.file} (${where}, unreadable)` : `${e.name}${quant} (${where})`
+  }
+
+  info(): LocalEngineInfo & { dir: string } {
+    return { ...this.engine.info(), dir: this.dir }
+  }
+
+  /** Calls `changed` when files come and go in the models folder (debounced). */
+  watch(changed: () => void): void {
+    if (this.watcher) return
+    try {
+      mkdirSync(this.dir, { recursive: true })
+      let timer: NodeJS.Timeout | null = null
+      this.watcher = watch(this.dir, () => {
+        if (timer) clearTimeout(timer)
+        timer = setTimeout(changed, 200)
+        timer.unref()
+      })
+      this.watcher.unref()
+      this.watcher.on('error', (err) => this.log(`watching ${this.dir} stopped: ${err.message}`))
+    } catch (err) {
+      this.log(`cannot watch ${this.dir} for models: ${String(err)}`)
+    }
+  }
+
+  async close(): Promise<void> {
+    this.watcher?.close()
+    this.watcher = null
+    await this.engine.close()
+  }
+}

@@ -1,0 +1,238 @@
+import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { beforeAll, describe, expect, it } from 'vitest'
+import type { Runtime } from '../../src-main/runtime'
+import type { LocalModelsOptions } from '../../src-main/runtime/models/local'
+import { localModelError } from '../../src-main/runtime/models/local/errors'
+import type { SessionMessage } from '../../src-shared/types'
+// @ts-expect-error: a plain Node script of the repo (scripts/), without type declarations.
+import { tinyGguf } from '../../scripts/make-tiny-gguf.mjs'
+import {
+  allMessages,
+  eventually,
+  nextPendingInteraction,
+  record,
+  sqliteRuntime,
+  tempDir,
+  toolCalls,
+} from './helpers'
+
+/**
+ * Local GGUF models end to end through the runtime, on tiny random-weight models written at
+ * test time by scripts/make-tiny-gguf.mjs (what they write is nonsense: nothing here looks at
+ * the wording). llama.cpp runs in the built worker, as in the app: build first
+ * (`npx electron-vite build`; `npm test` does).
+ */
+const WORKER = resolve(__dirname, '../../out/main/local-model-worker.js')
+const makeGguf = tinyGguf as (o?: { endless?: boolean; think?: boolean }) => Buffer
+
+let files: Record<'tiny' | 'endless' | 'think' | 'truncated' | 'garbage', Buffer>
+beforeAll(() => {
+  if (!existsSync(WORKER))
+    throw new Error(`${WORKER} is missing: run \`npx electron-vite build\` before these tests.`)
+  const tiny = makeGguf()
+  files = {
+    tiny,
+    endless: makeGguf({ endless: true }),
+    think: makeGguf({ think: true }),
+    truncated: tiny.subarray(0, Math.floor(tiny.length * 0.7)),
+    garbage: Buffer.concat([Buffer.from('GGUF'), Buffer.alloc(4096, 0xab)]),
+  }
+})
+
+/** A runtime on a fresh data folder whose models/ holds the given GGUF files. */
+function localRuntime(models: Record<string, Buffer>, local: LocalModelsOptions = {}): Runtime {
+  const dataDir = tempDir()
+  mkdirSync(join(dataDir, 'models'))
+  for (const [name, bytes] of Object.entries(models)) writeFileSync(join(dataDir, 'models', name), bytes)
+  return sqliteRuntime({ dataDir, local: { worker: WORKER, gpu: false, threads: 1, ...local } })
+}
+
+async function chatWith(rt: Runtime, model: string) {
+  const s = await rt.sessions.create()
+  await s.set({ model })
+  await eventually(async () => (await s.get_info()).model === model, `the chat to use ${model}`)
+  return s
+}
+
+/**
+ * How late a 5 ms timer fires, sampled all along (what a browser-host request would wait):
+ * stop() returns its 99th percentile and its worst, in ms.
+ */
+function eventLoopProbe() {
+  const lates: number[] = []
+  let last = performance.now()
+  const timer = setInterval(() => {
+    const now = performance.now()
+    lates.push(Math.max(0, now - last - 5))
+    last = now
+  }, 5)
+  return {
+    stop(): { p99: number; max: number } {
+      clearInterval(timer)
+      lates.sort((a, b) => a - b)
+      return {
+        p99: lates[Math.min(lates.length - 1, Math.floor(lates.length * 0.99))] ?? 0,
+        max: lates.at(-1) ?? 0,
+      }
+    },
+  }
+}
+
+const replies = (msgs: SessionMessage[]) => msgs.filter((m) => m.role === 'assistant' && m.kind === 'text')
+const partText = (m: SessionMessage, type: 'text' | 'reasoning') =>
+  m.parts.map((p) => (p.type === type ? p.text : '')).join('')
+
+describe('local GGUF models', () => {
+  it('lists each GGUF file of the models folder as local/<file>, with its context window, and a new file at once', async () => {
+    const rt = localRuntime({ 'tiny.gguf': files.tiny, 'broken.gguf': files.garbage })
+    const tiny = rt.models.find((m) => m.id === 'local/tiny.gguf')
+    expect(tiny).toMatchObject({ offline: true, context_window: 8192 })
+    expect(tiny!.label.length).toBeGreaterThan(0)
+    // A damaged file is listed all the same (selecting it says what is wrong).
+    expect(rt.models.map((m) => m.id)).toContain('local/broken.gguf')
+    // Nothing is loaded until a model is used.
+    expect(rt.local.info()).toMatchObject({ state: 'unloaded', starts: 0, gpu: null })
+
+    writeFileSync(join(rt.local.dir, 'later.gguf.part'), files.tiny)
+    renameSync(join(rt.local.dir, 'later.gguf.part'), join(rt.local.dir, 'later.gguf'))
+    await eventually(() => rt.models.some((m) => m.id === 'local/later.gguf'), 'the new file to be listed')
+  })
+
+  it('set({ model }) then a prompt streams deltas and persists the reply with its usage; the next turn reuses the cached prompt', async () => {
+    const rt = localRuntime({ 'tiny.gguf': files.tiny })
+    const s = await chatWith(rt, 'local/tiny.gguf')
+    const rec = record(s)
+    const turn = await s.prompt({ query: 'Hello there' })
+    expect(await turn.finished).toEqual({ success: true })
+    expect(rec.seen.filter((m) => m.variant === 'delta').length).toBeGreaterThan(1)
+    const [reply] = replies(await allMessages(s))
+    expect(reply).toMatchObject({ status: 'complete', model: 'local/tiny.gguf' })
+    expect(partText(reply!, 'text').length).toBeGreaterThan(0)
+    expect(reply!.usage!.output_tokens).toBeGreaterThan(0)
+    expect(reply!.usage!.input_tokens).toBeGreaterThan(0)
+    // On the CPU here (no GPU in CI), said once llama.cpp started.
+    expect(rt.local.info()).toMatchObject({ state: 'running', gpu: false, starts: 1 })
+    expect(rt.local.info().loaded).toEqual([join(rt.local.dir, 'tiny.gguf')])
+
+    // The second turn's history starts with the first: its tokens are not evaluated again.
+    expect(await (await s.prompt({ query: 'And again' })).finished).toEqual({ success: true })
+    expect(rt.local.info().last_cached_tokens).toBeGreaterThan(reply!.usage!.input_tokens)
+    expect(replies(await allMessages(s))).toHaveLength(2)
+  })
+
+  it('stop() mid-generation ends the turn at once and keeps the partial reply; the chat goes on', async () => {
+    const rt = localRuntime({ 'endless.gguf': files.endless })
+    const s = await chatWith(rt, 'local/endless.gguf')
+    const rec = record(s)
+    const turn = await s.prompt({ query: 'Write forever' })
+    await rec.until((seen) => seen.filter((m) => m.variant === 'delta').length >= 20)
+    const at = performance.now()
+    await s.stop()
+    expect(await turn.finished).toMatchObject({ success: false, error: { code: 'stopped' } })
+    expect(performance.now() - at).toBeLessThan(1000)
+    const [reply] = replies(await allMessages(s))
+    expect(reply!.status).toBe('cancelled')
+    expect(partText(reply!, 'text').length).toBeGreaterThanOrEqual(20)
+    expect((await allMessages(s)).some((m) => m.kind === 'error')).toBe(false)
+
+    const again = await s.prompt({ query: 'Once more' })
+    await rec.until(
+      (seen) => replies(seen.flatMap((m) => (m.variant === 'message' ? [m.message] : []))).length >= 2,
+    )
+    await s.stop()
+    expect(await again.finished).toMatchObject({ error: { code: 'stopped' } })
+  })
+
+  it('<think>…</think> streams as a reasoning part before the text', async () => {
+    const rt = localRuntime({ 'think.gguf': files.think })
+    const s = await chatWith(rt, 'local/think.gguf')
+    expect(await (await s.prompt({ query: 'Think first' })).finished).toEqual({ success: true })
+    const [reply] = replies(await allMessages(s))
+    expect(reply!.parts.map((p) => p.type)).toEqual(['reasoning', 'text'])
+    expect(partText(reply!, 'reasoning').length).toBeGreaterThan(0)
+    expect(partText(reply!, 'text')).not.toContain('think>')
+  })
+
+  it('a tool call made through function calling waits for approval, runs once approved, and the model answers', async () => {
+    // tool_choice "required": the turn opens with a grammar-constrained call, which the tiny
+    // model completes deterministically.
+    const rt = localRuntime({ 'tiny.gguf': files.tiny }, { sampling: { tool_choice: 'required' } })
+    const s = await chatWith(rt, 'local/tiny.gguf')
+    const rec = record(s)
+    const turn = await s.prompt({ query: 'What is in the folder?' })
+    const part = await nextPendingInteraction(rec)
+    expect(part).toMatchObject({ kind: 'approval', status: 'pending', tool_name: 'list_directory' })
+    const [call] = await toolCalls(s)
+    expect(call).toMatchObject({ name: 'list_directory', status: 'pending_approval' })
+    const path = (call!.input as { path: string }).path
+    expect(typeof path).toBe('string')
+    // Whatever folder the model named, it is there, so the listing succeeds.
+    mkdirSync(join((await s.get_info()).env.workspace!, path), { recursive: true })
+
+    await s.respond({ interaction_id: part.interaction_id, decision: 'approve' })
+    expect(await turn.finished).toEqual({ success: true })
+    expect((await toolCalls(s))[0]).toMatchObject({ status: 'done', output: { path, entries: [] } })
+    // After the result the model answered in text (not another call).
+    const last = (await allMessages(s)).at(-1)!
+    expect(last.role).toBe('assistant')
+    expect(partText(last, 'text').length).toBeGreaterThan(0)
+  })
+
+  it('unloads llama.cpp and the model after the idle period, and loads again on the next prompt', async () => {
+    const rt = localRuntime({ 'tiny.gguf': files.tiny }, { idle_unload_ms: 150 })
+    const s = await chatWith(rt, 'local/tiny.gguf')
+    expect(await (await s.prompt({ query: 'one' })).finished).toEqual({ success: true })
+    await eventually(() => rt.local.info().state === 'unloaded', 'the idle unload')
+    expect(rt.local.info()).toMatchObject({ loaded: [], starts: 1, unloads: 1 })
+    expect(await (await s.prompt({ query: 'two' })).finished).toEqual({ success: true })
+    expect(rt.local.info().starts).toBe(2)
+  })
+
+  it('a damaged or missing file fails the turn with one canonical error message that says what to do', async () => {
+    const rt = localRuntime({
+      'cut.gguf': files.truncated,
+      'junk.gguf': files.garbage,
+      'gone.gguf': files.tiny,
+    })
+    const failure = async (model: string) => {
+      const s = await chatWith(rt, model)
+      const result = await (await s.prompt({ query: 'hi' })).finished
+      const errors = (await allMessages(s)).filter((m) => m.kind === 'error')
+      expect(errors).toHaveLength(1)
+      expect(result).toMatchObject({ success: false, error: { code: 'model_error' } })
+      return (result as { error: { message: string } }).error.message
+    }
+    // The sentence up to its first "(" is the same for every damaged file: one canonical message.
+    const canonical = (file: string, kind: 'corrupt' | 'missing') =>
+      localModelError(kind, 'detail', join(rt.local.dir, file)).message.split(' (')[0]!
+    const cut = await failure('local/cut.gguf')
+    expect(cut.startsWith(canonical('cut.gguf', 'corrupt'))).toBe(true)
+    const junk = await failure('local/junk.gguf')
+    expect(junk.startsWith(canonical('junk.gguf', 'corrupt'))).toBe(true)
+
+    // A file taken out of the folder leaves the list; a chat still set to it says so.
+    const s = await chatWith(rt, 'local/gone.gguf')
+    renameSync(join(rt.local.dir, 'gone.gguf'), join(tempDir(), 'gone.gguf'))
+    await eventually(() => !rt.models.some((m) => m.id === 'local/gone.gguf'), 'the file to leave the list')
+    const result = await (await s.prompt({ query: 'hi' })).finished
+    expect(result).toMatchObject({ success: false, error: { code: 'model_error' } })
+    expect((result as { error: { message: string } }).error.message).toContain('local/gone.gguf')
+  })
+
+  it('the event loop stays responsive while a model loads and generates (p99 delay under 50 ms, never 250 ms)', async () => {
+    const rt = localRuntime({ 'endless.gguf': files.endless })
+    const s = await chatWith(rt, 'local/endless.gguf')
+    const rec = record(s)
+    const probe = eventLoopProbe()
+    const turn = await s.prompt({ query: 'Load, then write for a while' })
+    await rec.until((seen) => seen.filter((m) => m.variant === 'delta').length >= 300)
+    const { p99, max } = probe.stop()
+    await s.stop()
+    await turn.finished
+    expect(rt.local.info().starts).toBe(1)
+    expect(p99).toBeLessThan(50)
+    // Not once held up as a synchronous load or prompt evaluation would (hundreds of ms).
+    expect(max).toBeLessThan(250)
+  })
+})
