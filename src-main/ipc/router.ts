@@ -129,6 +129,7 @@ export function createRouter(runtime: Runtime, appInfo: () => AppInfo, host: Hos
     'providers.test': (r) => runtime.providers.test(r.provider_id),
     'providers.probe': (r) => runtime.providers.probe(r),
     'providers.detect': () => runtime.providers.detect(),
+    'local.info': () => runtime.local.describe(),
     'permissions.list': () => listPermissions(runtime.store),
     'permissions.revoke': (r) => {
       revokePermission(runtime.store, r)

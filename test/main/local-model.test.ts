@@ -93,6 +93,21 @@ describe('local GGUF models', () => {
     expect(rt.models.map((m) => m.id)).toContain('local/broken.gguf')
     // Nothing is loaded until a model is used.
     expect(rt.local.info()).toMatchObject({ state: 'unloaded', starts: 0, gpu: null })
+    // What Settings shows (the local.info call): size, quantisation, context, and what is wrong.
+    const described = rt.local.describe()
+    expect(described).toMatchObject({ dir: join(rt.dataDir, 'models'), gpu: null, state: 'unloaded' })
+    expect(described.models.find((m) => m.id === 'local/tiny.gguf')).toEqual({
+      id: 'local/tiny.gguf',
+      file: 'tiny.gguf',
+      size: files.tiny.length,
+      name: 'Tiny test model',
+      quantisation: 'F32',
+      context_length: 8192,
+      context_window: 8192,
+      loaded: false,
+      problem: null,
+    })
+    expect(described.models.find((m) => m.id === 'local/broken.gguf')!.problem).toBeTruthy()
 
     writeFileSync(join(rt.local.dir, 'later.gguf.part'), files.tiny)
     renameSync(join(rt.local.dir, 'later.gguf.part'), join(rt.local.dir, 'later.gguf'))
@@ -218,6 +233,20 @@ describe('local GGUF models', () => {
     const result = await (await s.prompt({ query: 'hi' })).finished
     expect(result).toMatchObject({ success: false, error: { code: 'model_error' } })
     expect((result as { error: { message: string } }).error.message).toContain('local/gone.gguf')
+  })
+
+  it('a chat longer than the context window fails with the context-full message, not a crash', async () => {
+    // A 600-token window cannot even hold Arbor's system prompt in this byte-level model.
+    const rt = localRuntime({ 'tiny.gguf': files.tiny }, { context_cap: 600 })
+    const s = await chatWith(rt, 'local/tiny.gguf')
+    const result = await (await s.prompt({ query: 'hi' })).finished
+    expect(result).toMatchObject({ success: false, error: { code: 'model_error' } })
+    // The canonical sentence, with the context llama.cpp made (rounded up from 600).
+    const message = (result as { error: { message: string } }).error.message
+    const canonical = localModelError('context', '', join(rt.local.dir, 'tiny.gguf')).message
+    expect(message.replace(/ \(\d+ tokens\)/, '')).toBe(canonical)
+    // The engine is still there for the next chat.
+    expect(rt.local.info().state).toBe('running')
   })
 
   it('the event loop stays responsive while a model loads and generates (p99 delay under 50 ms, never 250 ms)', async () => {

@@ -153,6 +153,7 @@ describe('router: one contract, validated at the boundary', () => {
         return { kind: 'openai-compatible', name: 'Unsaved', base_url: replay.base }
       },
       'providers.detect': async () => ({}),
+      'local.info': async () => ({}),
       'permissions.list': async () => ({}),
       'permissions.revoke': async () => {
         const { session_id } = await waiting('to grant')

@@ -1,5 +1,6 @@
 import { mkdirSync, readdirSync, statSync, watch, type FSWatcher } from 'node:fs'
 import { basename, join } from 'node:path'
+import type { LocalModelsInfo } from '../../../../src-shared/contract'
 import type { Model } from '../types'
 import { LocalEngine, type LocalEngineInfo } from './engine'
 import { quantName, readGgufHeader, type GgufHeader } from './gguf'
@@ -138,7 +139,7 @@ export class LocalModels {
         {
           id: e.id,
           path: e.path,
-          context_window: Math.min(e.context_length ?? 4096, this.contextCap),
+          context_window: this.contextWindow(e),
           label: () => this.label(e),
         },
         this.sampling,
@@ -155,6 +156,25 @@ export class LocalModels {
 
   info(): LocalEngineInfo & { dir: string } {
     return { ...this.engine.info(), dir: this.dir }
+  }
+
+  /** What Settings → Local models shows (the `local.info` call). */
+  describe(): LocalModelsInfo {
+    const info = this.engine.info()
+    return {
+      dir: this.dir,
+      gpu: info.gpu,
+      state: info.state,
+      models: this.entries().map(({ path, ...e }) => ({
+        ...e,
+        context_window: this.contextWindow(e),
+        loaded: info.loaded.includes(path),
+      })),
+    }
+  }
+
+  private contextWindow(e: Pick<LocalModelEntry, 'context_length'>): number {
+    return Math.min(e.context_length ?? 4096, this.contextCap)
   }
 
   /** Calls `changed` when files come and go in the models folder (debounced). */
