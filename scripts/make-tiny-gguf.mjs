@@ -17,7 +17,8 @@
  *   deterministically (what it writes is still nonsense; tests never assert on it).
  */
 import { writeFileSync } from 'node:fs'
-import { pathToFileURL } from 'node:url'
+import { basename, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
 
 const GGUF = { U32: 4, I32: 5, F32: 6, BOOL: 7, STRING: 8, ARRAY: 9, U64: 10 }
 const ALIGN = 32
@@ -222,7 +223,9 @@ export function writeTinyGguf(path, options = {}) {
   return path
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+// Run as a script (not when imported, nor when bundled into out/main/bench.js).
+const self = fileURLToPath(import.meta.url)
+if (basename(self) === 'make-tiny-gguf.mjs' && resolve(process.argv[1] ?? '') === self) {
   const args = process.argv.slice(2)
   const out = args.find((a) => !a.startsWith('--'))
   if (!out) {

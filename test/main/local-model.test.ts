@@ -5,7 +5,6 @@ import type { Runtime } from '../../src-main/runtime'
 import type { LocalModelsOptions } from '../../src-main/runtime/models/local'
 import { localModelError } from '../../src-main/runtime/models/local/errors'
 import type { SessionMessage } from '../../src-shared/types'
-// @ts-expect-error: a plain Node script of the repo (scripts/), without type declarations.
 import { tinyGguf } from '../../scripts/make-tiny-gguf.mjs'
 import {
   allMessages,
@@ -24,17 +23,16 @@ import {
  * (`npx electron-vite build`; `npm test` does).
  */
 const WORKER = resolve(__dirname, '../../out/main/local-model-worker.js')
-const makeGguf = tinyGguf as (o?: { endless?: boolean; think?: boolean }) => Buffer
 
 let files: Record<'tiny' | 'endless' | 'think' | 'truncated' | 'garbage', Buffer>
 beforeAll(() => {
   if (!existsSync(WORKER))
     throw new Error(`${WORKER} is missing: run \`npx electron-vite build\` before these tests.`)
-  const tiny = makeGguf()
+  const tiny = tinyGguf()
   files = {
     tiny,
-    endless: makeGguf({ endless: true }),
-    think: makeGguf({ think: true }),
+    endless: tinyGguf({ endless: true }),
+    think: tinyGguf({ think: true }),
     truncated: tiny.subarray(0, Math.floor(tiny.length * 0.7)),
     garbage: Buffer.concat([Buffer.from('GGUF'), Buffer.alloc(4096, 0xab)]),
   }

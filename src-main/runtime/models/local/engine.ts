@@ -113,7 +113,7 @@ export class LocalEngine {
       max_sessions: this.options.max_sessions,
     }
     const w = new Worker(script, { workerData: config })
-    // A process with nothing else to do may end while the worker idles.
+    // A process with nothing else to do may end while the worker idles (not while it generates: see step).
     w.unref()
     this.worker = w
     this.changed({ state: 'running', starts: this.state.starts + 1, loaded: [] })
@@ -163,6 +163,7 @@ export class LocalEngine {
     const inbox = new Inbox()
     this.inboxes.set(id, { inbox, model_path: req.model_path })
     this.active++
+    w.ref()
     if (this.idleTimer) clearTimeout(this.idleTimer)
     this.idleTimer = null
     const onAbort = () => {
@@ -187,7 +188,10 @@ export class LocalEngine {
       if (!signal.aborted) this.worker?.postMessage({ type: 'abort', id } satisfies ToWorker)
       this.inboxes.delete(id)
       this.active--
-      if (this.active === 0 && !this.closed) this.armIdle()
+      if (this.active === 0) {
+        this.worker?.unref()
+        if (!this.closed) this.armIdle()
+      }
     }
   }
 
@@ -213,6 +217,8 @@ export class LocalEngine {
   async close(): Promise<void> {
     this.closed = true
     if (this.idleTimer) clearTimeout(this.idleTimer)
+    // Kept alive until it has freed everything (an unref'd worker would be cut off at exit).
+    this.worker?.ref()
     this.unload()
     await Promise.all([...this.exited])
   }

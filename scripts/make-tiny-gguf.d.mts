@@ -1,0 +1,11 @@
+export interface TinyGgufOptions {
+  /** Never end a reply (it writes until stopped or the output limit). */
+  endless?: boolean
+  /** Wrap the first half of each reply in <think>…</think>. */
+  think?: boolean
+  seed?: number
+  contextLength?: number
+  name?: string
+}
+export declare function tinyGguf(options?: TinyGgufOptions): Buffer
+export declare function writeTinyGguf(path: string, options?: TinyGgufOptions): string
