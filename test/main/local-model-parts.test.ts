@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { toGrammarSchema, toHistory } from '../../src-main/runtime/models/local/history'
 import { ThinkSplitter } from '../../src-main/runtime/models/local/think'
+import { ToolRegistry } from '../../src-main/runtime/tools'
 
 /** Feeds chunks through a splitter and joins what comes out by kind, in order. */
 function split(chunks: string[]) {
@@ -89,12 +90,75 @@ describe('local models: the history node-llama-cpp is given', () => {
           path: { type: 'string', format: 'uri', description: 'p' },
           n: { anyOf: [{ type: 'number' }] },
         },
-        required: ['path'],
+        required: ['path', 'not-a-property'],
       }),
     ).toEqual({
       type: 'object',
       properties: { path: { type: 'string', description: 'p' }, n: { oneOf: [{ type: 'number' }] } },
       required: ['path'],
     })
+  })
+})
+
+/** Schemas as MCP servers write them, each with an input the tool would take. */
+const MCP_STYLE: Array<[schema: unknown, input: unknown]> = [
+  [{}, { any: 'thing' }],
+  [{ type: 'object' }, { a: 1 }],
+  [
+    { type: 'object', properties: { anything: {}, list: { type: 'array' } } },
+    { anything: 'x', list: [1, 'a'] },
+  ],
+  [
+    { type: 'object', properties: { v: { type: ['string', 'null'] }, w: { type: ['object', 'string'] } } },
+    { v: null, w: { k: 'v' } },
+  ],
+  [
+    {
+      type: 'object',
+      properties: { n: { type: 'integer', minimum: 1 }, s: { type: 'string', pattern: '^a' } },
+      required: ['n'],
+    },
+    { n: 3, s: 'abc' },
+  ],
+  [
+    {
+      type: 'object',
+      properties: { when: { type: 'string', format: 'date-time' }, e: { enum: ['a', 'b'] } },
+    },
+    { when: '2026-01-02T03:04:05Z', e: 'b' },
+  ],
+  [{ type: 'object', properties: { n: { anyOf: [{ type: 'number' }, { type: 'string' }] } } }, { n: 'five' }],
+  [
+    {
+      type: 'object',
+      properties: { item: { $ref: '#/definitions/Item' } },
+      definitions: { Item: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } },
+    },
+    { item: { id: 'q' } },
+  ],
+  [
+    { type: 'object', properties: { meta: { type: 'object', additionalProperties: { type: 'string' } } } },
+    { meta: { a: 'b' } },
+  ],
+]
+
+describe('local models: tool schemas as grammars', () => {
+  it("node-llama-cpp's grammar takes what each tool takes: Arbor's tools and MCP-style schemas", async () => {
+    const { getLlama, LlamaJsonSchemaGrammar } = await import('node-llama-cpp')
+    type GrammarSchema = ConstructorParameters<typeof LlamaJsonSchemaGrammar>[1]
+    const llama = await getLlama({ gpu: false, build: 'never' })
+    try {
+      for (const t of new ToolRegistry().list())
+        expect(
+          () => new LlamaJsonSchemaGrammar(llama, toGrammarSchema(t.input_schema) as GrammarSchema),
+        ).not.toThrow()
+      for (const [schema, input] of MCP_STYLE) {
+        const grammar = new LlamaJsonSchemaGrammar(llama, toGrammarSchema(schema) as GrammarSchema)
+        // parse() checks the text against the schema the grammar was built from.
+        expect(() => grammar.parse(JSON.stringify(input)), JSON.stringify(schema)).not.toThrow()
+      }
+    } finally {
+      await llama.dispose()
+    }
   })
 })

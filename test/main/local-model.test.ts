@@ -134,6 +134,18 @@ describe('local GGUF models', () => {
     expect(replies(await allMessages(s))).toHaveLength(2)
   })
 
+  it('two chats generate at the same time, each in a context of its own kept for its next turn', async () => {
+    const rt = localRuntime({ 'tiny.gguf': files.tiny }, { max_sessions: 2 })
+    const [a, b] = await Promise.all([chatWith(rt, 'local/tiny.gguf'), chatWith(rt, 'local/tiny.gguf')])
+    const turns = await Promise.all([a.prompt({ query: 'first chat' }), b.prompt({ query: 'second chat' })])
+    expect(await Promise.all(turns.map((t) => t.finished))).toEqual([{ success: true }, { success: true }])
+    // Then one after the other: b's turn between two of a's does not cost a its cached prompt.
+    expect(await (await b.prompt({ query: 'second chat again' })).finished).toEqual({ success: true })
+    const evaluatedBefore = replies(await allMessages(a)).at(-1)!.usage!.input_tokens
+    expect(await (await a.prompt({ query: 'first chat again' })).finished).toEqual({ success: true })
+    expect(rt.local.info().last_cached_tokens).toBeGreaterThan(evaluatedBefore)
+  })
+
   it('stop() mid-generation ends the turn at once and keeps the partial reply; the chat goes on', async () => {
     const rt = localRuntime({ 'endless.gguf': files.endless })
     const s = await chatWith(rt, 'local/endless.gguf')

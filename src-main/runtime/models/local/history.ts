@@ -56,46 +56,80 @@ export function toHistory(system: string, messages: ModelMessage[]): HistoryItem
   return items
 }
 
-/** JSON Schema keywords node-llama-cpp's grammar builder reads; the rest (formats, patterns, $schema, …) is dropped. */
-const KEPT = new Set([
-  'type',
-  'properties',
-  'required',
-  'items',
-  'prefixItems',
-  'enum',
-  'const',
-  'oneOf',
-  'description',
-  'additionalProperties',
-  'minItems',
-  'maxItems',
-  'minLength',
-  'maxLength',
-  'minProperties',
-  'maxProperties',
-  '$defs',
-  '$ref',
-])
+type Schema = Record<string, unknown>
+const BASIC = ['string', 'number', 'integer', 'boolean', 'null']
+const SCALAR = { type: ['string', 'number', 'boolean', 'null'] }
+/** "Any JSON value" in the forms a grammar can take (a grammar needs a shape at every level). */
+const ANY: Schema = {
+  oneOf: [SCALAR, { type: 'array', items: SCALAR }, { type: 'object', additionalProperties: SCALAR }],
+}
+const STRING_FORMATS = new Set(['date-time', 'time', 'date'])
 
-/** A tool's input schema as a schema node-llama-cpp can constrain the output with. */
-export function toGrammarSchema(schema: unknown): Record<string, unknown> {
-  if (!schema || typeof schema !== 'object' || Array.isArray(schema)) return {}
-  const s = schema as Record<string, unknown>
-  const out: Record<string, unknown> = {}
-  for (const [k, v] of Object.entries(s)) {
-    if (!KEPT.has(k) && k !== 'anyOf') continue
-    if (k === 'anyOf' || k === 'oneOf') out.oneOf = (v as unknown[]).map(toGrammarSchema)
-    else if (k === 'properties' || k === '$defs')
-      out[k] = Object.fromEntries(
-        Object.entries(v as Record<string, unknown>).map(([p, ps]) => [p, toGrammarSchema(ps)]),
-      )
-    else if (k === 'items' || (k === 'additionalProperties' && typeof v === 'object'))
-      out[k] = toGrammarSchema(v)
-    else if (k === 'prefixItems') out[k] = (v as unknown[]).map(toGrammarSchema)
-    else out[k] = v
-  }
+/**
+ * A tool's input schema (JSON Schema, as MCP servers write it) reduced to the subset
+ * node-llama-cpp builds a grammar from: anyOf becomes oneOf, draft-07 definitions become $defs,
+ * a level with no type accepts any JSON value, and keywords a grammar cannot enforce (patterns,
+ * most formats, numeric ranges, $schema, …) are dropped: the tool still validates its input.
+ */
+export function toGrammarSchema(schema: unknown): Schema {
+  const root = convert(schema)
+  const s = (schema && typeof schema === 'object' ? schema : {}) as Schema
+  const defs = (s.$defs ?? s.definitions) as Record<string, unknown> | undefined
+  // A tool's input is an object: one whose schema says nothing takes any plain values.
+  const out: Schema = root.type === 'object' ? root : { type: 'object', additionalProperties: SCALAR }
+  if (defs && typeof defs === 'object')
+    out.$defs = Object.fromEntries(Object.entries(defs).map(([k, v]) => [k, convert(v)]))
   return out
+}
+
+function convert(schema: unknown): Schema {
+  if (!schema || typeof schema !== 'object' || Array.isArray(schema)) return ANY
+  const s = schema as Schema
+  const described = (out: Schema): Schema =>
+    typeof s.description === 'string' ? { ...out, description: s.description } : out
+  if ('const' in s) return described({ const: s.const })
+  if (Array.isArray(s.enum)) return described({ enum: s.enum })
+  const alternatives = s.oneOf ?? s.anyOf
+  if (Array.isArray(alternatives)) return described({ oneOf: alternatives.map(convert) })
+  if (typeof s.$ref === 'string') return { $ref: s.$ref.replace('#/definitions/', '#/$defs/') }
+  const type = s.type ?? (s.properties ? 'object' : s.items ? 'array' : undefined)
+  if (Array.isArray(type)) {
+    const basic = type.filter((t) => BASIC.includes(t as string))
+    const shaped = type.filter((t) => t === 'object' || t === 'array')
+    if (shaped.length === 0) return described({ type: basic })
+    return described({
+      oneOf: [...(basic.length ? [{ type: basic }] : []), ...shaped.map((t) => convert({ ...s, type: t }))],
+    })
+  }
+  if (type === 'object') {
+    const props = (s.properties ?? {}) as Record<string, unknown>
+    const out: Schema = {
+      type: 'object',
+      properties: Object.fromEntries(Object.entries(props).map(([k, v]) => [k, convert(v)])),
+    }
+    if (Array.isArray(s.required))
+      out.required = s.required.filter((k) => typeof k === 'string' && k in props)
+    const extra = s.additionalProperties
+    if (extra && typeof extra === 'object') out.additionalProperties = convert(extra)
+    else if (extra === true || (extra === undefined && Object.keys(props).length === 0))
+      out.additionalProperties = SCALAR
+    for (const k of ['minProperties', 'maxProperties']) if (typeof s[k] === 'number') out[k] = s[k]
+    return described(out)
+  }
+  if (type === 'array') {
+    const out: Schema = { type: 'array', items: convert(s.items) }
+    if (Array.isArray(s.prefixItems)) out.prefixItems = s.prefixItems.map(convert)
+    for (const k of ['minItems', 'maxItems']) if (typeof s[k] === 'number') out[k] = s[k]
+    return described(out)
+  }
+  if (type === 'string') {
+    const out: Schema = { type: 'string' }
+    if (typeof s.format === 'string' && STRING_FORMATS.has(s.format)) out.format = s.format
+    else for (const k of ['minLength', 'maxLength']) if (typeof s[k] === 'number') out[k] = s[k]
+    return described(out)
+  }
+  if (typeof type === 'string' && BASIC.includes(type)) return described({ type })
+  return ANY
 }
 
 export function toFunctions(tools: ToolSpec[]): Record<string, FunctionSpec> | null {

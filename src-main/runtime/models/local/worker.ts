@@ -20,7 +20,15 @@ import type {
   Token,
 } from 'node-llama-cpp'
 import { readGgufHeader } from './gguf'
-import type { ErrorKind, FromWorker, HistoryItem, StepEvent, ToWorker, WorkerConfig } from './protocol'
+import type {
+  ErrorKind,
+  FromWorker,
+  FunctionSpec,
+  HistoryItem,
+  StepEvent,
+  ToWorker,
+  WorkerConfig,
+} from './protocol'
 
 type Lib = typeof import('node-llama-cpp')
 type StepRequest = Extract<ToWorker, { type: 'step' }>
@@ -150,17 +158,22 @@ function classifyRun(err: unknown, contextSize: number): Failure {
   return new Failure('other', text)
 }
 
+/** Frees the least recently used idle contexts until at most `max` are kept. */
+async function trim(max: number): Promise<void> {
+  for (const s of [...slots.values()].sort((a, b) => a.used - b.used)) {
+    if (slots.size <= max) break
+    if (s.busy) continue
+    slots.delete(s.key)
+    await s.context.dispose().catch(() => {})
+  }
+}
+
 /** The session's sequence (a context of its own), kept for its next turn; the least recently used go. */
 async function slotFor(req: StepRequest, model: LlamaModel): Promise<Slot> {
   const key = req.session === null ? null : `${req.session}\u0000${req.model_path}`
   const existing = key === null ? undefined : slots.get(key)
   if (existing) return existing
-  for (const s of [...slots.values()].sort((a, b) => a.used - b.used)) {
-    if (slots.size < config.max_sessions) break
-    if (s.busy) continue
-    slots.delete(s.key)
-    await s.context.dispose()
-  }
+  await trim(config.max_sessions - 1)
   const threads = config.threads || Math.max(1, availableParallelism() - 1)
   let context: LlamaContext
   try {
@@ -229,6 +242,33 @@ function inlineThoughts(history: HistoryItem[]): HistoryItem[] {
   )
 }
 
+const checkedSchemas = new Map<string, Record<string, unknown>>()
+
+/**
+ * Each tool's schema as one a grammar is built from: a schema llama.cpp's grammar cannot take
+ * (checked once, then remembered) is replaced by "an object of plain values", so the tool can
+ * still be called and validates its input itself.
+ */
+async function grammarReady(lib: Lib, functions: Record<string, FunctionSpec>): Promise<ChatModelFunctions> {
+  const l = await getLlamaOnce()
+  const out: Record<string, FunctionSpec> = {}
+  for (const [name, f] of Object.entries(functions)) {
+    const key = JSON.stringify(f.params)
+    let params = checkedSchemas.get(key)
+    if (!params) {
+      try {
+        new lib.LlamaJsonSchemaGrammar(l, f.params as ConstructorParameters<Lib['LlamaJsonSchemaGrammar']>[1])
+        params = f.params
+      } catch {
+        params = { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean', 'null'] } }
+      }
+      checkedSchemas.set(key, params)
+    }
+    out[name] = { ...f, params }
+  }
+  return out as ChatModelFunctions
+}
+
 function commonPrefix(a: readonly Token[], b: readonly Token[]): number {
   const n = Math.min(a.length, b.length)
   let i = 0
@@ -262,7 +302,7 @@ async function step(req: StepRequest): Promise<void> {
     const before = [...slot.sequence.contextTokens]
     const meter = slot.sequence.tokenMeter
     const out0 = meter.usedOutputTokens
-    const functions = req.functions as ChatModelFunctions | null
+    const functions = req.functions ? await grammarReady(l, req.functions) : null
     const last = req.history[req.history.length - 1]
     const required =
       functions !== null &&
@@ -311,6 +351,7 @@ async function step(req: StepRequest): Promise<void> {
       : await chat.generateResponse(history, sampling)
     chat.dispose()
     flush()
+    if (unloading) throw new Failure('other', 'it was unloaded while it was answering')
     const output = meter.usedOutputTokens - out0
     const total = slot.sequence.contextTokens.length
     const stop = res.metadata.stopReason
@@ -343,13 +384,17 @@ async function step(req: StepRequest): Promise<void> {
     controllers.delete(req.id)
     if (slot) {
       slot.busy = false
-      // A one-off context is not kept.
+      // A one-off context is not kept; contexts made while all were busy go once they are not.
       if (req.session === null) await slot.context.dispose().catch(() => {})
+      else await trim(config.max_sessions)
     }
   }
 }
 
+let unloading = false
+
 async function unload(): Promise<void> {
+  unloading = true
   for (const c of controllers.values()) c.abort()
   for (const s of slots.values()) await s.context.dispose().catch(() => {})
   slots.clear()
