@@ -1,6 +1,11 @@
 import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
+import WebSocket from 'ws'
+import { appInfo } from '../../src-main/app-info'
+import { createRouter } from '../../src-main/ipc/router'
+import { startBrowserHost } from '../../src-main/ipc/ws-host'
+import { connectArbor } from '../../src-shared/sdk'
 import type { Runtime } from '../../src-main/runtime'
 import type { LocalModelsOptions } from '../../src-main/runtime/models/local'
 import { localModelError } from '../../src-main/runtime/models/local/errors'
@@ -8,6 +13,7 @@ import type { SessionMessage } from '../../src-shared/types'
 import { tinyGguf } from '../../scripts/make-tiny-gguf.mjs'
 import {
   allMessages,
+  failOnListenerError,
   eventually,
   nextPendingInteraction,
   record,
@@ -273,5 +279,47 @@ describe('local GGUF models', () => {
     expect(p99).toBeLessThan(50)
     // Not once held up as a synchronous load or prompt evaluation would (hundreds of ms).
     expect(max).toBeLessThan(250)
+  })
+
+  it('the browser host answers within 50 ms (p99) while a model loads and generates, and says what it runs on', async () => {
+    const rt = localRuntime({ 'endless.gguf': files.endless })
+    const staticDir = tempDir()
+    writeFileSync(join(staticDir, 'index.html'), '<!doctype html><title>Arbor</title>')
+    const host = await startBrowserHost({ router: createRouter(rt, appInfo(rt, 'browser')), staticDir })
+    const arbor = await connectArbor({
+      url: host.url,
+      token: host.token,
+      WebSocket,
+      onListenerError: failOnListenerError,
+    })
+    try {
+      const s = await arbor.sessions.create({ title: 'local over the wire' })
+      await s.set({ model: 'local/endless.gguf' })
+      await eventually(async () => (await s.get_info()).model === 'local/endless.gguf', 'the model to be set')
+      let deltas = 0
+      s.subscribe((m) => {
+        if (m.variant === 'delta') deltas++
+      })
+      const turn = await s.prompt({ query: 'Load, then write for a while' })
+      // Round trips, one after another, from the prompt (the model loading) to 300 deltas later.
+      const rtts: number[] = []
+      while (deltas < 300) {
+        const t = performance.now()
+        await arbor.call('local.info', {})
+        rtts.push(performance.now() - t)
+      }
+      await s.stop()
+      await turn.finished
+      rtts.sort((x, y) => x - y)
+      expect(rtts[Math.floor(rtts.length * 0.99)]).toBeLessThan(50)
+      expect(rtts.at(-1)).toBeLessThan(250)
+      // Over the wire too: the engine ran on the CPU here, and the model is in memory.
+      const info = await arbor.call('local.info', {})
+      expect(info).toMatchObject({ gpu: false, state: 'running' })
+      expect(info.models).toEqual([expect.objectContaining({ id: 'local/endless.gguf', loaded: true })])
+    } finally {
+      await arbor.close()
+      await host.close()
+    }
   })
 })
