@@ -152,6 +152,33 @@ describe('local GGUF models', () => {
     expect(rt.local.info().last_cached_tokens).toBeGreaterThan(evaluatedBefore)
   })
 
+  it('a fork goes on with the local model in a context of its own, and compact() summarises with it', async () => {
+    const rt = localRuntime({ 'tiny.gguf': files.tiny })
+    const s = await chatWith(rt, 'local/tiny.gguf')
+    expect(await (await s.prompt({ query: 'before the fork' })).finished).toEqual({ success: true })
+    const fork = await s.fork()
+    expect((await fork.get_info()).model).toBe('local/tiny.gguf')
+    expect(await (await fork.prompt({ query: 'in the fork' })).finished).toEqual({ success: true })
+    expect(replies(await allMessages(fork))).toHaveLength(2)
+    expect(replies(await allMessages(s))).toHaveLength(1)
+
+    await s.compact()
+    await eventually(async () => (await allMessages(s)).some((m) => m.kind === 'summary'), 'the summary')
+    const summary = (await allMessages(s)).find((m) => m.kind === 'summary')!
+    expect(partText(summary, 'text').length).toBeGreaterThan(0)
+    expect(await (await s.prompt({ query: 'after compaction' })).finished).toEqual({ success: true })
+  })
+
+  it('switching a chat to another local model frees the one no chat uses any more', async () => {
+    const rt = localRuntime({ 'one.gguf': files.tiny, 'two.gguf': files.tiny })
+    const s = await chatWith(rt, 'local/one.gguf')
+    expect(await (await s.prompt({ query: 'first' })).finished).toEqual({ success: true })
+    expect(rt.local.info().loaded).toEqual([join(rt.local.dir, 'one.gguf')])
+    await s.set({ model: 'local/two.gguf' })
+    expect(await (await s.prompt({ query: 'second' })).finished).toEqual({ success: true })
+    expect(rt.local.info().loaded).toEqual([join(rt.local.dir, 'two.gguf')])
+  })
+
   it('stop() mid-generation ends the turn at once and keeps the partial reply; the chat goes on', async () => {
     const rt = localRuntime({ 'endless.gguf': files.endless })
     const s = await chatWith(rt, 'local/endless.gguf')

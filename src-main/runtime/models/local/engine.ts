@@ -136,6 +136,8 @@ export class LocalEngine {
       this.options.log(`loaded ${msg.model_path} in ${msg.ms} ms`)
       return this.changed({ loaded: [...this.state.loaded, msg.model_path] })
     }
+    if (msg.type === 'freed')
+      return this.changed({ loaded: this.state.loaded.filter((p) => p !== msg.model_path) })
     if (msg.type === 'unloaded') return
     if (msg.type === 'done') this.changed({ last_cached_tokens: msg.cached_tokens })
     if (this.worker === w) this.inboxes.get(msg.id)?.inbox.put(msg)

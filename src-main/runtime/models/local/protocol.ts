@@ -71,6 +71,8 @@ export type StepEvent =
 export type FromWorker =
   | { type: 'ready'; gpu: GpuType }
   | { type: 'loaded'; model_path: string; ms: number }
+  /** A model no chat was using was freed (another one is loading). */
+  | { type: 'freed'; model_path: string }
   | { type: 'events'; id: number; events: StepEvent[] }
   | {
       type: 'done'

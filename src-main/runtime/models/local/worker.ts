@@ -52,11 +52,13 @@ class Failure extends Error {
 const recentErrors: string[] = []
 
 let lib: Promise<Lib> | null = null
+let loadedLib: Lib | null = null
 let llama: Promise<Llama> | null = null
 const models = new Map<string, Promise<{ model: LlamaModel; wrapper: ChatWrapper }>>()
 
 interface Slot {
   key: string
+  model_path: string
   context: LlamaContext
   sequence: LlamaContextSequence
   busy: boolean
@@ -64,10 +66,12 @@ interface Slot {
 }
 const slots = new Map<string, Slot>()
 const controllers = new Map<number, AbortController>()
+/** The model file of each step in progress (loading included). */
+const running = new Map<number, string>()
 
 function getLib(): Promise<Lib> {
   // A real dynamic import: node-llama-cpp is ESM-only and stays outside the bundle.
-  return (lib ??= import('node-llama-cpp'))
+  return (lib ??= import('node-llama-cpp').then((l) => (loadedLib = l)))
 }
 
 function getLlamaOnce(): Promise<Llama> {
@@ -100,9 +104,29 @@ function message(err: unknown): string {
   return err instanceof Error ? err.message : String(err)
 }
 
+/**
+ * Before another model loads, the models no chat is answering with are freed (with their
+ * contexts): a model takes gigabytes, and switching models should not add them up.
+ */
+async function freeOtherModels(path: string): Promise<void> {
+  for (const [other, entry] of [...models]) {
+    if (other === path) continue
+    const used = [...slots.values()].filter((s) => s.model_path === other)
+    if (used.some((s) => s.busy) || [...running.values()].includes(other)) continue
+    models.delete(other)
+    for (const s of used) {
+      slots.delete(s.key)
+      await s.context.dispose().catch(() => {})
+    }
+    await entry.then((e) => e.model.dispose()).catch(() => {})
+    send({ type: 'freed', model_path: other })
+  }
+}
+
 async function modelFor(path: string) {
   let entry = models.get(path)
   if (!entry) {
+    await freeOtherModels(path)
     entry = (async () => {
       const l = await getLlamaOnce()
       const { resolveChatWrapper } = await getLib()
@@ -134,6 +158,11 @@ async function modelFor(path: string) {
   return entry
 }
 
+/** node-llama-cpp's InsufficientMemoryError (its name is not set, so by class). */
+function isMemoryError(err: unknown): boolean {
+  return loadedLib !== null && err instanceof loadedLib.InsufficientMemoryError
+}
+
 function classifyLoad(err: unknown): Failure {
   const text = message(err)
   // llama.cpp says why in its log ("error loading model: tensor … is not within the file bounds").
@@ -142,7 +171,7 @@ function classifyLoad(err: unknown): Failure {
     .filter((l): l is string => !!l)
     .pop()
   const why = reason ?? (recentErrors.length ? `${text}: ${recentErrors[recentErrors.length - 1]}` : text)
-  if (err instanceof Error && err.name === 'InsufficientMemoryError') return new Failure('memory', text)
+  if (isMemoryError(err)) return new Failure('memory', text)
   if (/memory|alloc/i.test(why) && !/corrupt|bounds|magic/i.test(why)) return new Failure('memory', why)
   if ((err as NodeJS.ErrnoException).code === 'ENOENT') return new Failure('missing', text)
   return new Failure('corrupt', why)
@@ -151,7 +180,7 @@ function classifyLoad(err: unknown): Failure {
 function classifyRun(err: unknown, contextSize: number): Failure {
   if (err instanceof Failure) return err
   const text = message(err)
-  if (err instanceof Error && err.name === 'InsufficientMemoryError') return new Failure('memory', text)
+  if (isMemoryError(err)) return new Failure('memory', text)
   if (/context (size|window|shift)|fits? the context|too long|no space left in the context/i.test(text))
     return new Failure('context', text, contextSize)
   if (/out of memory|failed to allocate|alloc/i.test(text)) return new Failure('memory', text)
@@ -187,6 +216,7 @@ async function slotFor(req: StepRequest, model: LlamaModel): Promise<Slot> {
     throw classifyRun(err, req.context_size)
   }
   const slot: Slot = {
+    model_path: req.model_path,
     key: key ?? '',
     context,
     sequence: context.getSequence(),
@@ -279,6 +309,7 @@ function commonPrefix(a: readonly Token[], b: readonly Token[]): number {
 async function step(req: StepRequest): Promise<void> {
   const ctl = new AbortController()
   controllers.set(req.id, ctl)
+  running.set(req.id, req.model_path)
   let slot: Slot | null = null
   let flushing: StepEvent[] = []
   const flush = () => {
@@ -382,6 +413,7 @@ async function step(req: StepRequest): Promise<void> {
     })
   } finally {
     controllers.delete(req.id)
+    running.delete(req.id)
     if (slot) {
       slot.busy = false
       // A one-off context is not kept; contexts made while all were busy go once they are not.
