@@ -162,11 +162,15 @@ describe('local GGUF models', () => {
     expect(replies(await allMessages(fork))).toHaveLength(2)
     expect(replies(await allMessages(s))).toHaveLength(1)
 
+    const [first] = replies(await allMessages(s))
+    const held = first!.usage!.input_tokens + first!.usage!.output_tokens
     await s.compact()
     await eventually(async () => (await allMessages(s)).some((m) => m.kind === 'summary'), 'the summary')
     const summary = (await allMessages(s)).find((m) => m.kind === 'summary')!
     expect(partText(summary, 'text').length).toBeGreaterThan(0)
     expect(await (await s.prompt({ query: 'after compaction' })).finished).toEqual({ success: true })
+    // The history changed under the sequence: it kept the part still the same, not all it held.
+    expect(rt.local.info().last_cached_tokens).toBeLessThan(held)
   })
 
   it('switching a chat to another local model frees the one no chat uses any more', async () => {
