@@ -48,4 +48,8 @@ test('a GGUF model in the data folder: picked, it streams; Stop ends it at once 
   await expect(replies.last()).toHaveAttribute('data-status', 'cancelled')
   expect((await replies.last().innerText()).length).toBeGreaterThan(30)
   await expect(page.getByRole('article', { name: 'Error' })).toHaveCount(0)
+
+  // A file put in the folder while Arbor runs is offered at once, without a reload.
+  tinyModel(join(host.dataDir, 'models', 'later.gguf'), '--think')
+  await expect(picker.getByRole('option', { name: /^Tiny test model F32 · later\.gguf/ })).toHaveCount(1)
 })

@@ -67,6 +67,8 @@ export function createRouter(runtime: Runtime, appInfo: () => AppInfo, host: Hos
   runtime.onSessionsChanged(() => broadcast({ type: 'sessions_changed' }))
   runtime.onSearchIndex((p) => broadcast({ type: 'search_index', ...p }))
   runtime.onStorageProblem((message) => broadcast({ type: 'storage_problem', message }))
+  // Windows re-read the model list (as after a provider change) when local models come and go.
+  runtime.onModelsChanged(() => broadcast({ type: 'settings_changed' }))
   /** Every window shows the same settings, theme and model list. */
   const settingsChanged = <T>(result: T): T => {
     broadcast({ type: 'settings_changed' })

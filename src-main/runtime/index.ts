@@ -105,6 +105,8 @@ export interface Runtime extends Arbor {
   ): AppSettings
   /** Rebuilds the model list after providers change. */
   refreshModels(): void
+  /** The model list changed by itself (a GGUF file came or went, a local model's label now names its GPU). */
+  onModelsChanged(listener: () => void): () => void
   /** How far the full-text backlog is indexed (messages.id), and whether it is done. */
   searchIndex(): SearchIndexProgress
   /** Called as the backlog is indexed (at most every 250 ms, and once when it is done). */
@@ -179,7 +181,11 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
   }
   refreshModels()
   // A GGUF file put in (or taken out of) the models folder is a model at once.
-  local.watch(refreshModels)
+  const modelListeners = new Set<() => void>()
+  local.watch(() => {
+    refreshModels()
+    for (const l of [...modelListeners]) l()
+  })
   const tools = new ToolRegistry()
   const settings = (): AppSettings => {
     const saved = store.getSetting('app') ?? {}
@@ -336,6 +342,10 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
       return next
     },
     refreshModels,
+    onModelsChanged(listener) {
+      modelListeners.add(listener)
+      return () => modelListeners.delete(listener)
+    },
     searchIndex: progress,
     onSearchIndex(listener) {
       indexListeners.add(listener)

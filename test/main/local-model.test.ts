@@ -113,9 +113,18 @@ describe('local GGUF models', () => {
     })
     expect(described.models.find((m) => m.id === 'local/broken.gguf')!.problem).toBeTruthy()
 
+    let changes = 0
+    rt.onModelsChanged(() => changes++)
     writeFileSync(join(rt.local.dir, 'later.gguf.part'), files.tiny)
     renameSync(join(rt.local.dir, 'later.gguf.part'), join(rt.local.dir, 'later.gguf'))
     await eventually(() => rt.models.some((m) => m.id === 'local/later.gguf'), 'the new file to be listed')
+    await eventually(() => changes > 0, 'the change to be announced')
+    // The same model twice: each label names its file.
+    const labels = rt.models
+      .filter((m) => m.id.endsWith('tiny.gguf') || m.id.endsWith('later.gguf'))
+      .map((m) => m.label)
+    expect(new Set(labels).size).toBe(2)
+    expect(labels.find((l) => l.includes('later.gguf'))).toBeTruthy()
   })
 
   it('set({ model }) then a prompt streams deltas and persists the reply with its usage; the next turn reuses the cached prompt', async () => {

@@ -133,25 +133,33 @@ export class LocalModels {
   }
 
   models(): Model[] {
-    return this.entries().map((e) =>
+    const entries = this.entries()
+    // Two files of the same model and quantisation are told apart by their file names.
+    const seen = new Map<string, number>()
+    for (const e of entries) seen.set(this.title(e), (seen.get(this.title(e)) ?? 0) + 1)
+    return entries.map((e) =>
       createLocalModel(
         this.engine,
         {
           id: e.id,
           path: e.path,
           context_window: this.contextWindow(e),
-          label: () => this.label(e),
+          label: () => this.label(e, (seen.get(this.title(e)) ?? 0) > 1),
         },
         this.sampling,
       ),
     )
   }
 
-  private label(e: LocalModelEntry): string {
+  private title(e: LocalModelEntry): string {
+    return e.problem ? e.file : `${e.name}${e.quantisation ? ` ${e.quantisation}` : ''}`
+  }
+
+  private label(e: LocalModelEntry, ambiguous: boolean): string {
     const gpu = this.engine.info().gpu
     const where = gpu === null ? 'local' : gpu ? `local, ${GPU_NAMES[gpu] ?? gpu}` : 'local, CPU'
-    const quant = e.quantisation ? ` ${e.quantisation}` : ''
-    return e.problem ? `${e.file} (${where}, unreadable)` : `${e.name}${quant} (${where})`
+    if (e.problem) return `${e.file} (${where}, unreadable)`
+    return `${this.title(e)}${ambiguous ? ` · ${e.file}` : ''} (${where})`
   }
 
   info(): LocalEngineInfo & { dir: string } {
@@ -177,9 +185,18 @@ export class LocalModels {
     return Math.min(e.context_length ?? 4096, this.contextCap)
   }
 
-  /** Calls `changed` when files come and go in the models folder (debounced). */
+  /**
+   * Calls `changed` when files come and go in the models folder (debounced), and once the GPU
+   * llama.cpp runs on is known (the labels name it).
+   */
   watch(changed: () => void): void {
     if (this.watcher) return
+    let gpuKnown = false
+    this.engine.onChange((info) => {
+      if (gpuKnown || info.gpu === null) return
+      gpuKnown = true
+      changed()
+    })
     try {
       mkdirSync(this.dir, { recursive: true })
       let timer: NodeJS.Timeout | null = null
