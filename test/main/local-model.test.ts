@@ -291,6 +291,30 @@ describe('local GGUF models', () => {
     expect((result as { error: { message: string } }).error.message).toContain('local/gone.gguf')
   })
 
+  it('unloading mid-reply fails the turn with one error that says what to do; the next prompt loads again', async () => {
+    const rt = localRuntime({ 'endless.gguf': files.endless })
+    const s = await chatWith(rt, 'local/endless.gguf')
+    const rec = record(s)
+    const turn = await s.prompt({ query: 'Write until it breaks' })
+    await rec.until((seen) => seen.filter((m) => m.variant === 'delta').length >= 10)
+    rt.local.engine.unload()
+    const result = await turn.finished
+    expect(result).toMatchObject({ success: false, error: { code: 'model_error' } })
+    expect((await allMessages(s)).filter((m) => m.kind === 'error')).toHaveLength(1)
+    // What it wrote before is kept.
+    expect(partText(replies(await allMessages(s))[0]!, 'text').length).toBeGreaterThanOrEqual(10)
+    await eventually(() => rt.local.info().state === 'unloaded', 'the worker to end')
+    expect(rt.local.info().unloads).toBe(1)
+
+    const again = await s.prompt({ query: 'Once more' })
+    await rec.until(
+      (seen) => replies(seen.flatMap((m) => (m.variant === 'message' ? [m.message] : []))).length >= 2,
+    )
+    await s.stop()
+    expect(await again.finished).toMatchObject({ error: { code: 'stopped' } })
+    expect(rt.local.info().starts).toBe(2)
+  })
+
   it('a chat longer than the context window fails with the context-full message, not a crash', async () => {
     // A 600-token window cannot even hold Arbor's system prompt in this byte-level model.
     const rt = localRuntime({ 'tiny.gguf': files.tiny }, { context_cap: 600 })

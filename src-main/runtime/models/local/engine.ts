@@ -205,23 +205,33 @@ export class LocalEngine {
     this.idleTimer.unref()
   }
 
-  /** Frees llama.cpp and every model now (the next step starts it again). */
+  /**
+   * Frees llama.cpp and every model now (the next step starts it again); a reply in progress
+   * ends with an error. The worker frees everything itself and ends: it is never terminated
+   * from outside, because ending a thread while llama.cpp runs native code aborts the process.
+   */
   unload(): void {
-    const w = this.worker
-    if (!w) return
-    w.postMessage({ type: 'unload' } satisfies ToWorker)
-    // A worker stuck in native code is ended all the same.
-    const kill = setTimeout(() => void w.terminate(), 5000)
-    kill.unref()
-    w.once('exit', () => clearTimeout(kill))
+    this.worker?.postMessage({ type: 'unload' } satisfies ToWorker)
   }
 
   async close(): Promise<void> {
     this.closed = true
     if (this.idleTimer) clearTimeout(this.idleTimer)
-    // Kept alive until it has freed everything (an unref'd worker would be cut off at exit).
+    // Kept alive until it has freed everything (an unref'd worker would be cut off at exit),
+    // for at most a few seconds: a worker stuck in native code then goes with the process.
     this.worker?.ref()
     this.unload()
-    await Promise.all([...this.exited])
+    let waited: NodeJS.Timeout | undefined
+    await Promise.race([
+      Promise.all([...this.exited]),
+      new Promise<void>((resolve) => {
+        waited = setTimeout(() => {
+          this.options.log('the local-model worker did not end within 5 s of closing')
+          this.worker?.unref()
+          resolve()
+        }, 5000)
+      }),
+    ])
+    clearTimeout(waited)
   }
 }
