@@ -258,6 +258,10 @@ describe('local GGUF models', () => {
     expect(rt.local.info()).toMatchObject({ loaded: [], starts: 1, unloads: 1 })
     expect(await (await s.prompt({ query: 'two' })).finished).toEqual({ success: true })
     expect(rt.local.info().starts).toBe(2)
+    // A prompt right as an unload begins is answered by a fresh worker, not lost with the old one.
+    rt.local.engine.unload()
+    expect(await (await s.prompt({ query: 'three' })).finished).toEqual({ success: true })
+    expect(rt.local.info()).toMatchObject({ starts: 3, state: 'running' })
   })
 
   it('a damaged or missing file fails the turn with one canonical error message that says what to do', async () => {

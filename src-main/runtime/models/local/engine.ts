@@ -68,7 +68,10 @@ function abortError(): Error {
 export class LocalEngine {
   private worker: Worker | null = null
   private nextId = 1
-  private readonly inboxes = new Map<number, { inbox: Inbox; model_path: string }>()
+  /** Each step in progress, with the worker running it. */
+  private readonly inboxes = new Map<number, { inbox: Inbox; worker: Worker }>()
+  /** Workers asked to free everything and end: new steps start a fresh one meanwhile. */
+  private readonly retiring = new Set<Worker>()
   private active = 0
   private idleTimer: NodeJS.Timeout | null = null
   private readonly listeners = new Set<(info: LocalEngineInfo) => void>()
@@ -131,6 +134,14 @@ export class LocalEngine {
   }
 
   private receive(w: Worker, msg: FromWorker) {
+    if (msg.type === 'events' || msg.type === 'done' || msg.type === 'error') {
+      if (msg.type === 'done') this.changed({ last_cached_tokens: msg.cached_tokens })
+      const entry = this.inboxes.get(msg.id)
+      if (entry?.worker === w) entry.inbox.put(msg)
+      return
+    }
+    // What a retiring worker still says no longer describes the engine.
+    if (w !== this.worker) return
     if (msg.type === 'ready') return this.changed({ gpu: msg.gpu })
     if (msg.type === 'loaded') {
       this.options.log(`loaded ${msg.model_path} in ${msg.ms} ms`)
@@ -138,23 +149,23 @@ export class LocalEngine {
     }
     if (msg.type === 'freed')
       return this.changed({ loaded: this.state.loaded.filter((p) => p !== msg.model_path) })
-    if (msg.type === 'unloaded') return
-    if (msg.type === 'done') this.changed({ last_cached_tokens: msg.cached_tokens })
-    if (this.worker === w) this.inboxes.get(msg.id)?.inbox.put(msg)
   }
 
   /** The worker ended: every step still waiting on it fails with a sentence that says what to do. */
   private lost(w: Worker, why: string) {
-    if (this.worker !== w) return
-    this.worker = null
-    if (this.active > 0) this.options.log(`the local-model worker stopped while generating (${why})`)
-    for (const { inbox } of this.inboxes.values())
-      inbox.fail(
-        new ModelError(
-          `The local model engine stopped unexpectedly (${why}). Send the message again to start it again.`,
-        ),
-      )
-    this.changed({ state: 'unloaded', loaded: [], unloads: this.state.unloads + 1 })
+    const retired = this.retiring.delete(w)
+    if (!retired && this.worker !== w) return
+    if (this.worker === w) this.worker = null
+    const failure = retired
+      ? 'The local model was unloaded while it was answering. Send the message again to load it again.'
+      : `The local model engine stopped unexpectedly (${why}). Send the message again to start it again.`
+    for (const e of this.inboxes.values()) if (e.worker === w) e.inbox.fail(new ModelError(failure))
+    if (!retired) this.options.log(`the local-model worker stopped (${why})`)
+    this.changed({
+      state: this.worker ? 'running' : 'unloaded',
+      loaded: this.worker ? this.state.loaded : [],
+      unloads: this.state.unloads + 1,
+    })
   }
 
   async *step(req: Omit<StepMessage, 'type' | 'id'>, signal: AbortSignal): AsyncGenerator<StepOutput> {
@@ -163,13 +174,13 @@ export class LocalEngine {
     const w = this.start()
     const id = this.nextId++
     const inbox = new Inbox()
-    this.inboxes.set(id, { inbox, model_path: req.model_path })
+    this.inboxes.set(id, { inbox, worker: w })
     this.active++
     w.ref()
     if (this.idleTimer) clearTimeout(this.idleTimer)
     this.idleTimer = null
     const onAbort = () => {
-      this.worker?.postMessage({ type: 'abort', id } satisfies ToWorker)
+      w.postMessage({ type: 'abort', id } satisfies ToWorker)
       inbox.fail(abortError())
     }
     signal.addEventListener('abort', onAbort, { once: true })
@@ -187,11 +198,11 @@ export class LocalEngine {
     } finally {
       signal.removeEventListener('abort', onAbort)
       // A step given up early (stop, or the caller broke off) stops generating too.
-      if (!signal.aborted) this.worker?.postMessage({ type: 'abort', id } satisfies ToWorker)
+      if (!signal.aborted) w.postMessage({ type: 'abort', id } satisfies ToWorker)
       this.inboxes.delete(id)
       this.active--
       if (this.active === 0) {
-        this.worker?.unref()
+        w.unref()
         if (!this.closed) this.armIdle()
       }
     }
@@ -211,7 +222,11 @@ export class LocalEngine {
    * from outside, because ending a thread while llama.cpp runs native code aborts the process.
    */
   unload(): void {
-    this.worker?.postMessage({ type: 'unload' } satisfies ToWorker)
+    const w = this.worker
+    if (!w) return
+    this.worker = null
+    this.retiring.add(w)
+    w.postMessage({ type: 'unload' } satisfies ToWorker)
   }
 
   async close(): Promise<void> {
@@ -219,15 +234,16 @@ export class LocalEngine {
     if (this.idleTimer) clearTimeout(this.idleTimer)
     // Kept alive until it has freed everything (an unref'd worker would be cut off at exit),
     // for at most a few seconds: a worker stuck in native code then goes with the process.
-    this.worker?.ref()
     this.unload()
+    const stuck = [...this.retiring]
+    for (const w of stuck) w.ref()
     let waited: NodeJS.Timeout | undefined
     await Promise.race([
       Promise.all([...this.exited]),
       new Promise<void>((resolve) => {
         waited = setTimeout(() => {
           this.options.log('the local-model worker did not end within 5 s of closing')
-          this.worker?.unref()
+          for (const w of stuck) w.unref()
           resolve()
         }, 5000)
       }),
