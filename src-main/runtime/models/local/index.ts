@@ -18,7 +18,7 @@ export interface LocalModelsOptions {
   worker?: string | null
   /** Default 'auto' (the best backend the prebuilt binaries support here); false: CPU only. */
   gpu?: 'auto' | GpuType
-  /** CPU threads per context. Default 0: all cores but one (the UI keeps one). */
+  /** CPU threads per context. Default 0: llama.cpp's math cores, leaving one core to the UI. */
   threads?: number
   /** Sessions whose context stays in memory for their next turn. Default 2. */
   max_sessions?: number

@@ -25,7 +25,7 @@ export type GpuType = 'metal' | 'cuda' | 'vulkan' | false
 export interface WorkerConfig {
   /** 'auto': the best backend the prebuilt binaries support here; false: CPU only. */
   gpu: 'auto' | GpuType
-  /** CPU threads per context; 0: all but one of this machine's cores (at least one). */
+  /** CPU threads per context; 0: llama.cpp's math cores, but not every core (the UI keeps one). */
   threads: number
   /** Context sequences (one per session) kept in memory at once; the least recently used goes. */
   max_sessions: number

@@ -203,7 +203,9 @@ async function slotFor(req: StepRequest, model: LlamaModel): Promise<Slot> {
   const existing = key === null ? undefined : slots.get(key)
   if (existing) return existing
   await trim(config.max_sessions - 1)
-  const threads = config.threads || Math.max(1, availableParallelism() - 1)
+  // llama.cpp's math cores (the performance cores), leaving one core of the machine to the UI.
+  const threads =
+    config.threads || Math.max(1, Math.min(model.llama.cpuMathCores, availableParallelism() - 1))
   let context: LlamaContext
   try {
     // As much of the asked context as fits in memory, and at least a little.
