@@ -9,26 +9,16 @@ import { availableParallelism } from 'node:os'
 import { parentPort, workerData } from 'node:worker_threads'
 import type {
   ChatHistoryItem,
-  ChatModelFunctions,
   ChatWrapper,
-  ChatWrapperGenerateContextStateOptions,
-  ChatWrapperGeneratedContextState,
   Llama,
   LlamaContext,
   LlamaContextSequence,
   LlamaModel,
-  Token,
 } from 'node-llama-cpp'
 import { readGgufHeader } from './gguf'
-import type {
-  ErrorKind,
-  FromWorker,
-  FunctionSpec,
-  HistoryItem,
-  StepEvent,
-  ToWorker,
-  WorkerConfig,
-} from './protocol'
+import { commonPrefix, grammarReady, inlineThoughts, requiredCall } from './worker-chat'
+import { classifyLoad, classifyRun, Failure, message } from './worker-failures'
+import type { FromWorker, StepEvent, ToWorker, WorkerConfig } from './protocol'
 
 type Lib = typeof import('node-llama-cpp')
 type StepRequest = Extract<ToWorker, { type: 'step' }>
@@ -36,17 +26,6 @@ type StepRequest = Extract<ToWorker, { type: 'step' }>
 const config = workerData as WorkerConfig
 const port = parentPort!
 const send = (msg: FromWorker) => port.postMessage(msg)
-
-/** An error with the kind the runtime turns into its canonical message. */
-class Failure extends Error {
-  constructor(
-    readonly kind: ErrorKind,
-    detail: string,
-    readonly context_size?: number,
-  ) {
-    super(detail)
-  }
-}
 
 // llama.cpp's own log lines: kept (the last error says why a load failed), never printed.
 const recentErrors: string[] = []
@@ -100,10 +79,6 @@ function getLlamaOnce(): Promise<Llama> {
   return llama
 }
 
-function message(err: unknown): string {
-  return err instanceof Error ? err.message : String(err)
-}
-
 /**
  * Before another model loads, the models no chat is answering with are freed (with their
  * contexts): a model takes gigabytes, and switching models should not add them up.
@@ -144,7 +119,7 @@ async function modelFor(path: string) {
       } catch (err) {
         // llama.cpp's log lines reach this thread just after the failure they explain.
         await new Promise((r) => setTimeout(r, 50))
-        throw classifyLoad(err)
+        throw classifyLoad(loadedLib, err, recentErrors)
       }
       // The chat template comes from the GGUF (tokenizer.chat_template), matched to one of
       // node-llama-cpp's wrappers where it is a known format, else run as a Jinja template.
@@ -156,35 +131,6 @@ async function modelFor(path: string) {
     entry.catch(() => models.delete(path))
   }
   return entry
-}
-
-/** node-llama-cpp's InsufficientMemoryError (its name is not set, so by class). */
-function isMemoryError(err: unknown): boolean {
-  return loadedLib !== null && err instanceof loadedLib.InsufficientMemoryError
-}
-
-function classifyLoad(err: unknown): Failure {
-  const text = message(err)
-  // llama.cpp says why in its log ("error loading model: tensor … is not within the file bounds").
-  const reason = recentErrors
-    .map((l) => /error loading model: (.*)/.exec(l)?.[1])
-    .filter((l): l is string => !!l)
-    .pop()
-  const why = reason ?? (recentErrors.length ? `${text}: ${recentErrors[recentErrors.length - 1]}` : text)
-  if (isMemoryError(err)) return new Failure('memory', text)
-  if (/memory|alloc/i.test(why) && !/corrupt|bounds|magic/i.test(why)) return new Failure('memory', why)
-  if ((err as NodeJS.ErrnoException).code === 'ENOENT') return new Failure('missing', text)
-  return new Failure('corrupt', why)
-}
-
-function classifyRun(err: unknown, contextSize: number): Failure {
-  if (err instanceof Failure) return err
-  const text = message(err)
-  if (isMemoryError(err)) return new Failure('memory', text)
-  if (/context (size|window|shift)|fits? the context|too long|no space left in the context/i.test(text))
-    return new Failure('context', text, contextSize)
-  if (/out of memory|failed to allocate|alloc/i.test(text)) return new Failure('memory', text)
-  return new Failure('other', text)
 }
 
 /** Frees the least recently used idle contexts until at most `max` are kept. */
@@ -215,7 +161,7 @@ async function slotFor(req: StepRequest, model: LlamaModel): Promise<Slot> {
       threads,
     })
   } catch (err) {
-    throw classifyRun(err, req.context_size)
+    throw classifyRun(loadedLib, err, req.context_size)
   }
   const slot: Slot = {
     model_path: req.model_path,
@@ -227,85 +173,6 @@ async function slotFor(req: StepRequest, model: LlamaModel): Promise<Slot> {
   }
   if (key !== null) slots.set(key, slot)
   return slot
-}
-
-/**
- * A chat wrapper that engages function calling from the first token: the reply is a tool
- * call, its name and arguments constrained by grammar (tool_choice "required").
- */
-function requiredCall(lib: Lib, inner: ChatWrapper): ChatWrapper {
-  class RequiredCall extends lib.ChatWrapper {
-    readonly wrapperName = `${inner.wrapperName} (tool call required)`
-    override readonly settings = inner.settings
-    override generateContextState(
-      options: ChatWrapperGenerateContextStateOptions,
-    ): ChatWrapperGeneratedContextState {
-      const state = inner.generateContextState(options)
-      return {
-        contextText: state.contextText,
-        stopGenerationTriggers: state.stopGenerationTriggers,
-        ...(state.ignoreStartText ? { ignoreStartText: state.ignoreStartText } : {}),
-        functionCall: { initiallyEngaged: true, disengageInitiallyEngaged: [] },
-      }
-    }
-    override generateAvailableFunctionsSystemText(
-      ...args: Parameters<ChatWrapper['generateAvailableFunctionsSystemText']>
-    ) {
-      return inner.generateAvailableFunctionsSystemText(...args)
-    }
-  }
-  return new RequiredCall()
-}
-
-/**
- * Reasoning back in the text as <think>…</think> for a chat template with no thought format of
- * its own: the prompt then matches what the model wrote (and the cached tokens stay valid).
- */
-function inlineThoughts(history: HistoryItem[]): HistoryItem[] {
-  return history.map((item) =>
-    item.type !== 'model'
-      ? item
-      : {
-          ...item,
-          response: item.response.map((r) =>
-            typeof r === 'object' && r.type === 'segment' ? `<think>${r.text}</think>` : r,
-          ),
-        },
-  )
-}
-
-const checkedSchemas = new Map<string, Record<string, unknown>>()
-
-/**
- * Each tool's schema as one a grammar is built from: a schema llama.cpp's grammar cannot take
- * (checked once, then remembered) is replaced by "an object of plain values", so the tool can
- * still be called and validates its input itself.
- */
-async function grammarReady(lib: Lib, functions: Record<string, FunctionSpec>): Promise<ChatModelFunctions> {
-  const l = await getLlamaOnce()
-  const out: Record<string, FunctionSpec> = {}
-  for (const [name, f] of Object.entries(functions)) {
-    const key = JSON.stringify(f.params)
-    let params = checkedSchemas.get(key)
-    if (!params) {
-      try {
-        new lib.LlamaJsonSchemaGrammar(l, f.params as ConstructorParameters<Lib['LlamaJsonSchemaGrammar']>[1])
-        params = f.params
-      } catch {
-        params = { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean', 'null'] } }
-      }
-      checkedSchemas.set(key, params)
-    }
-    out[name] = { ...f, params }
-  }
-  return out as ChatModelFunctions
-}
-
-function commonPrefix(a: readonly Token[], b: readonly Token[]): number {
-  const n = Math.min(a.length, b.length)
-  let i = 0
-  while (i < n && a[i] === b[i]) i++
-  return i
 }
 
 async function step(req: StepRequest): Promise<void> {
@@ -335,7 +202,7 @@ async function step(req: StepRequest): Promise<void> {
     const before = [...slot.sequence.contextTokens]
     const meter = slot.sequence.tokenMeter
     const out0 = meter.usedOutputTokens
-    const functions = req.functions ? await grammarReady(l, req.functions) : null
+    const functions = req.functions ? grammarReady(l, await getLlamaOnce(), req.functions) : null
     const last = req.history[req.history.length - 1]
     const required =
       functions !== null &&
@@ -405,7 +272,7 @@ async function step(req: StepRequest): Promise<void> {
     })
   } catch (err) {
     flush()
-    const f = classifyRun(err, slot?.context.contextSize ?? req.context_size)
+    const f = classifyRun(loadedLib, err, slot?.context.contextSize ?? req.context_size)
     send({
       type: 'error',
       id: req.id,
