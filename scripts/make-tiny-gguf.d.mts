@@ -6,6 +6,8 @@ export interface TinyGgufOptions {
   seed?: number
   contextLength?: number
   name?: string
+  /** Another architecture's name in the header (for listing tests; llama.cpp would not load it). */
+  architecture?: string
 }
 export declare function tinyGguf(options?: TinyGgufOptions): Buffer
 export declare function writeTinyGguf(path: string, options?: TinyGgufOptions): string

@@ -95,7 +95,15 @@ function kv(w, key, type, value) {
 }
 
 /** Builds the GGUF file's bytes. */
-export function tinyGguf({ endless = false, think = false, seed = 13, contextLength = 8192, name } = {}) {
+export function tinyGguf({
+  endless = false,
+  think = false,
+  seed = 13,
+  contextLength = 8192,
+  name,
+  // Only for tests of listing: another architecture's name in the header (llama.cpp would not load it).
+  architecture = 'llama',
+} = {}) {
   const random = rng(seed)
   const gauss = () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random())
   const nEmbd = 64
@@ -177,19 +185,19 @@ export function tinyGguf({ endless = false, think = false, seed = 13, contextLen
   w.u32(3)
   w.u64(tensors.length)
   const meta = [
-    ['general.architecture', GGUF.STRING, 'llama'],
+    ['general.architecture', GGUF.STRING, architecture],
     ['general.name', GGUF.STRING, name ?? (endless ? 'Tiny endless test model' : 'Tiny test model')],
     ['general.alignment', GGUF.U32, ALIGN],
     ['general.file_type', GGUF.U32, 0],
-    ['llama.context_length', GGUF.U32, contextLength],
-    ['llama.embedding_length', GGUF.U32, nEmbd],
-    ['llama.block_count', GGUF.U32, nLayer],
-    ['llama.feed_forward_length', GGUF.U32, nFf],
-    ['llama.attention.head_count', GGUF.U32, nHead],
-    ['llama.attention.head_count_kv', GGUF.U32, nHead],
-    ['llama.rope.dimension_count', GGUF.U32, nEmbd / nHead],
-    ['llama.attention.layer_norm_rms_epsilon', GGUF.F32, 1e-5],
-    ['llama.vocab_size', GGUF.U32, nVocab],
+    [`${architecture}.context_length`, GGUF.U32, contextLength],
+    [`${architecture}.embedding_length`, GGUF.U32, nEmbd],
+    [`${architecture}.block_count`, GGUF.U32, nLayer],
+    [`${architecture}.feed_forward_length`, GGUF.U32, nFf],
+    [`${architecture}.attention.head_count`, GGUF.U32, nHead],
+    [`${architecture}.attention.head_count_kv`, GGUF.U32, nHead],
+    [`${architecture}.rope.dimension_count`, GGUF.U32, nEmbd / nHead],
+    [`${architecture}.attention.layer_norm_rms_epsilon`, GGUF.F32, 1e-5],
+    [`${architecture}.vocab_size`, GGUF.U32, nVocab],
     ['tokenizer.ggml.model', GGUF.STRING, 'llama'],
     ['tokenizer.ggml.tokens', GGUF.ARRAY, [GGUF.STRING, tokens]],
     ['tokenizer.ggml.scores', GGUF.ARRAY, [GGUF.F32, tokens.map(() => 0)]],

@@ -127,6 +127,28 @@ describe('local GGUF models', () => {
     expect(labels.find((l) => l.includes('later.gguf'))).toBeTruthy()
   })
 
+  it('a model split in parts is one model once every part is there; a vision projector is none; an embedding model says it cannot chat', async () => {
+    const part2 = Buffer.alloc(1000, 1)
+    const rt = localRuntime({
+      'big-00001-of-00002.gguf': files.tiny,
+      'big-00002-of-00002.gguf': part2,
+      'half-00001-of-00002.gguf': files.tiny,
+      'mmproj-vision.gguf': tinyGguf({ architecture: 'clip' }),
+      'embed.gguf': tinyGguf({ architecture: 'bert' }),
+    })
+    const described = rt.local.describe().models
+    expect(described.map((m) => m.id)).toEqual(['local/big-00001-of-00002.gguf', 'local/embed.gguf'])
+    expect(described[0]!.size).toBe(files.tiny.length + part2.length)
+    expect(described[1]!.problem).toContain('embedding')
+
+    const s = await chatWith(rt, 'local/embed.gguf')
+    const result = await (await s.prompt({ query: 'hi' })).finished
+    expect(result).toMatchObject({ success: false, error: { code: 'model_error' } })
+    expect((result as { error: { message: string } }).error.message).toContain('embed.gguf')
+    // Nothing was loaded for it.
+    expect(rt.local.info().starts).toBe(0)
+  })
+
   it('set({ model }) then a prompt streams deltas and persists the reply with its usage; the next turn reuses the cached prompt', async () => {
     const rt = localRuntime({ 'tiny.gguf': files.tiny })
     const s = await chatWith(rt, 'local/tiny.gguf')

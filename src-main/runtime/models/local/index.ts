@@ -50,7 +50,20 @@ export interface LocalModelEntry {
   context_length: number | null
   /** Why the header could not be read (the file is listed, and selecting it says so). */
   problem: string | null
+  /** The architecture of an embedding model (it cannot chat), else null. */
+  embedding: string | null
 }
+
+const SPLIT = /-(\d{5})-of-(\d{5})\.gguf$/i
+/** Architectures of embedding models: listed (so a file is not silently ignored), said to be unusable for chat. */
+const EMBEDDING_ONLY = new Set([
+  'bert',
+  'nomic-bert',
+  'jina-bert-v2',
+  'jina-bert-v3',
+  't5encoder',
+  'modern-bert',
+])
 
 const GPU_NAMES: Record<string, string> = { metal: 'Metal', cuda: 'CUDA', vulkan: 'Vulkan' }
 
@@ -97,15 +110,28 @@ export class LocalModels {
     }
     const out: LocalModelEntry[] = []
     for (const file of files.sort()) {
+      // A model split in parts (name-00001-of-00003.gguf) is one model: its first part, which
+      // node-llama-cpp loads with the others beside it.
+      const part = SPLIT.exec(file)
+      if (part && Number(part[1]) !== 1) continue
+      const parts = part
+        ? Array.from({ length: Number(part[2]) }, (_, i) =>
+            file.replace(SPLIT, `-${String(i + 1).padStart(5, '0')}-of-${part[2]}.gguf`),
+          )
+        : [file]
       const path = join(this.dir, file)
-      let size: number
-      let key: string
+      let size = 0
+      let key = ''
       try {
         const st = statSync(path)
         if (!st.isFile()) continue
-        size = st.size
-        key = `${st.size}:${st.mtimeMs}`
+        for (const p of parts) {
+          const ps = p === file ? st : statSync(join(this.dir, p))
+          size += ps.size
+          key += `${ps.size}:${ps.mtimeMs};`
+        }
       } catch {
+        // A part still missing (a download in progress): not a model yet.
         continue
       }
       let cached = this.headers.get(path)
@@ -118,6 +144,8 @@ export class LocalModels {
         this.headers.set(path, cached)
       }
       const h = cached.header
+      // A vision projector (mmproj-*.gguf) goes with a model; it is not one.
+      if (h?.architecture === 'clip') continue
       out.push({
         id: `${LOCAL_MODEL_PREFIX}${file}`,
         file,
@@ -126,7 +154,12 @@ export class LocalModels {
         name: h?.name ?? basename(file, '.gguf'),
         quantisation: quantName(h?.file_type ?? null),
         context_length: h?.context_length ?? null,
-        problem: cached.problem,
+        problem:
+          cached.problem ??
+          (h && EMBEDDING_ONLY.has(h.architecture)
+            ? `it is an embedding model (${h.architecture}), which cannot chat`
+            : null),
+        embedding: h && EMBEDDING_ONLY.has(h.architecture) ? h.architecture : null,
       })
     }
     return out
@@ -145,6 +178,11 @@ export class LocalModels {
           path: e.path,
           context_window: this.contextWindow(e),
           label: () => this.label(e, (seen.get(this.title(e)) ?? 0) > 1),
+          ...(e.embedding
+            ? {
+                refuse: `${e.file} is an embedding model (${e.embedding}): it turns text into vectors and cannot chat. Pick a chat (instruct) model for this chat.`,
+              }
+            : {}),
         },
         this.sampling,
       ),
@@ -173,7 +211,7 @@ export class LocalModels {
       dir: this.dir,
       gpu: info.gpu,
       state: info.state,
-      models: this.entries().map(({ path, ...e }) => ({
+      models: this.entries().map(({ path, embedding: _embedding, ...e }) => ({
         ...e,
         context_window: this.contextWindow(e),
         loaded: info.loaded.includes(path),

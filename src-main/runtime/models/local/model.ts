@@ -1,4 +1,5 @@
 import type { Model, ModelEvent, ModelMessage, ModelStepRequest } from '../types'
+import { ModelError } from '../types'
 import type { LocalEngine } from './engine'
 import { toFunctions, toHistory } from './history'
 import type { StepOptions } from './protocol'
@@ -9,11 +10,14 @@ export interface LocalModelFile {
   label: () => string
   path: string
   context_window: number
+  /** Why this file cannot chat (an embedding model): every step says so. */
+  refuse?: string
 }
 
 /** A GGUF file as an Arbor model: each step runs in the local-model worker (see engine.ts). */
 export function createLocalModel(engine: LocalEngine, file: LocalModelFile, options: StepOptions): Model {
   async function* step(request: ModelStepRequest): AsyncGenerator<ModelEvent> {
+    if (file.refuse) throw new ModelError(file.refuse)
     const think = new ThinkSplitter()
     const ids = new Map<number, string>()
     const callId = (index: number) => {
