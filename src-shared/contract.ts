@@ -178,6 +178,10 @@ export interface LocalModelInfo {
   context_window: number
   /** In memory now (loaded on first use, freed after an idle period). */
   loaded: boolean
+  /** Estimated memory to run it with its context window (weights + KV cache + buffers). */
+  memory_estimate_bytes: number
+  /** Whether that estimate is within 80 % of this machine's memory (GPU memory is not counted apart). */
+  fits_in_memory: boolean
   /** Why its header could not be read (a damaged or unfinished file); choosing it says the same. */
   problem: string | null
 }
@@ -189,6 +193,8 @@ export interface LocalModelsInfo {
   gpu: 'metal' | 'cuda' | 'vulkan' | false | null
   /** 'running': its worker thread is up; 'unloaded': nothing in memory. */
   state: 'unloaded' | 'running'
+  /** This machine's memory, in bytes. */
+  memory_bytes: number
   models: LocalModelInfo[]
 }
 

@@ -110,7 +110,15 @@ describe('local GGUF models', () => {
       context_window: 8192,
       loaded: false,
       problem: null,
+      memory_estimate_bytes: expect.any(Number),
+      fits_in_memory: true,
     })
+    // The weights and the KV cache of its context: 2 layers × 8192 tokens × keys and values of 64 f16 numbers.
+    const kv = 2 * 8192 * 2 * 64 * 2
+    const tinyInfo = described.models.find((m) => m.id === 'local/tiny.gguf')!
+    expect(tinyInfo.memory_estimate_bytes).toBeGreaterThanOrEqual(files.tiny.length + kv)
+    expect(tinyInfo.memory_estimate_bytes).toBeLessThan((files.tiny.length + kv) * 1.5)
+    expect(described.memory_bytes).toBeGreaterThan(0)
     expect(described.models.find((m) => m.id === 'local/broken.gguf')!.problem).toBeTruthy()
 
     let changes = 0

@@ -8,6 +8,11 @@ export interface GgufHeader {
   /** general.file_type: the quantisation (see QUANT_NAMES). */
   file_type: number | null
   has_chat_template: boolean
+  /** What the KV cache's size follows from (null where the header does not say). */
+  layers: number | null
+  embedding_length: number | null
+  heads: number | null
+  kv_heads: number | null
 }
 
 /** llama.cpp's LLAMA_FTYPE values, as users see them in file names. */
@@ -110,6 +115,19 @@ function readValue(c: Cursor, type: number): unknown {
   }
 }
 
+/**
+ * Memory a model takes to run with `context` tokens, estimated from its header: the weights
+ * (the file's size) plus the KV cache (f16 keys and values per layer) plus a tenth for llama.cpp's
+ * buffers. An estimate for "does it fit", not a promise.
+ */
+export function memoryEstimate(h: GgufHeader | null, fileSize: number, context: number): number {
+  const kv =
+    h?.layers && h.embedding_length && h.heads && h.kv_heads
+      ? 2 * h.layers * context * (h.embedding_length / h.heads) * h.kv_heads * 2
+      : 0
+  return Math.round((fileSize + kv) * 1.1)
+}
+
 /** Reads a GGUF header. Throws an Error saying what is wrong when the file is not a readable GGUF. */
 export function readGgufHeader(path: string): GgufHeader {
   const fd = openSync(path, 'r')
@@ -135,6 +153,10 @@ export function readGgufHeader(path: string): GgufHeader {
       context_length: num(`${architecture}.context_length`),
       file_type: num('general.file_type'),
       has_chat_template: typeof meta.get('tokenizer.chat_template') === 'string',
+      layers: num(`${architecture}.block_count`),
+      embedding_length: num(`${architecture}.embedding_length`),
+      heads: num(`${architecture}.attention.head_count`),
+      kv_heads: num(`${architecture}.attention.head_count_kv`) ?? num(`${architecture}.attention.head_count`),
     }
   } finally {
     closeSync(fd)

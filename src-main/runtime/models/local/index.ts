@@ -3,7 +3,8 @@ import { basename, join } from 'node:path'
 import type { LocalModelsInfo } from '../../../../src-shared/contract'
 import type { Model } from '../types'
 import { LocalEngine, type LocalEngineInfo } from './engine'
-import { quantName, readGgufHeader, type GgufHeader } from './gguf'
+import { totalmem } from 'node:os'
+import { memoryEstimate, quantName, readGgufHeader, type GgufHeader } from './gguf'
 import { createLocalModel } from './model'
 import type { GpuType, StepOptions } from './protocol'
 
@@ -52,6 +53,7 @@ export interface LocalModelEntry {
   problem: string | null
   /** The architecture of an embedding model (it cannot chat), else null. */
   embedding: string | null
+  header: GgufHeader | null
 }
 
 const SPLIT = /-(\d{5})-of-(\d{5})\.gguf$/i
@@ -160,6 +162,7 @@ export class LocalModels {
             ? `it is an embedding model (${h.architecture}), which cannot chat`
             : null),
         embedding: h && EMBEDDING_ONLY.has(h.architecture) ? h.architecture : null,
+        header: h,
       })
     }
     return out
@@ -211,11 +214,18 @@ export class LocalModels {
       dir: this.dir,
       gpu: info.gpu,
       state: info.state,
-      models: this.entries().map(({ path, embedding: _embedding, ...e }) => ({
-        ...e,
-        context_window: this.contextWindow(e),
-        loaded: info.loaded.includes(path),
-      })),
+      memory_bytes: totalmem(),
+      models: this.entries().map(({ path, embedding: _embedding, header, ...e }) => {
+        const memory = memoryEstimate(header, e.size, this.contextWindow(e))
+        return {
+          ...e,
+          context_window: this.contextWindow(e),
+          loaded: info.loaded.includes(path),
+          memory_estimate_bytes: memory,
+          // Most of the memory, not all: the system and Arbor need their share.
+          fits_in_memory: memory <= totalmem() * 0.8,
+        }
+      }),
     }
   }
 
