@@ -8,6 +8,7 @@ import react from '@vitejs/plugin-react'
 //   out/main/index.js      Electron main process (package.json "main")
 //   out/main/serve.js      browser host: plain Node, no Electron (`node out/main/serve.js`)
 //   out/main/bench.js      benchmark entry (`node --expose-gc out/main/bench.js`)
+//   out/main/local-model-worker.js  the local-model worker thread (runtime/models/local/worker.ts)
 //   out/main/bench-seed.js fills a data folder at bench sizes (used by scripts/ui-bench.mjs)
 //   out/main/example-*.js  the seed's example against openRuntime() and connectArbor()
 //   out/preload/index.js   sandboxed preload: fully bundled, only `electron` stays external
@@ -29,6 +30,8 @@ export default defineConfig({
           'bench-seed': resolve(__dirname, 'src-main/bench/seed.ts'),
           // Full-text search on its own thread and read-only connection (see store/search-worker.ts).
           'search-worker': resolve(__dirname, 'src-main/store/search-worker.ts'),
+          // Local GGUF models: llama.cpp (node-llama-cpp, external: ESM with native addons) on its own thread.
+          'local-model-worker': resolve(__dirname, 'src-main/runtime/models/local/worker.ts'),
           // The seed's complete example, against openRuntime() and against connectArbor().
           'example-local': resolve(__dirname, 'examples/local.ts'),
           'example-remote': resolve(__dirname, 'examples/remote.ts'),

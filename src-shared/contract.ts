@@ -166,6 +166,42 @@ export interface McpPromptInfo {
   arguments: Array<{ name: string; description?: string; required: boolean }>
 }
 
+/** A GGUF file in the data folder's models/ folder: a model `local/<file>` run by llama.cpp. */
+export interface LocalModelInfo {
+  id: string
+  file: string
+  /** Bytes on disk. */
+  size: number
+  /** general.name from the file's header, else the file name. */
+  name: string
+  /** The quantisation (Q4_K_M, Q8_0, F16, …) from the header. */
+  quantisation: string | null
+  /** The context length the model was trained for (its header). */
+  context_length: number | null
+  /** The context Arbor gives it (capped so it fits in memory). */
+  context_window: number
+  /** In memory now (loaded on first use, freed after an idle period). */
+  loaded: boolean
+  /** Estimated memory to run it with its context window (weights + KV cache + buffers). */
+  memory_estimate_bytes: number
+  /** Whether that estimate is within 80 % of this machine's memory (GPU memory is not counted apart). */
+  fits_in_memory: boolean
+  /** Why its header could not be read (a damaged or unfinished file); choosing it says the same. */
+  problem: string | null
+}
+
+export interface LocalModelsInfo {
+  /** Where the GGUF files are (`<data folder>/models`). */
+  dir: string
+  /** What llama.cpp runs on: 'metal' | 'cuda' | 'vulkan', false for the CPU; null before its first start. */
+  gpu: 'metal' | 'cuda' | 'vulkan' | false | null
+  /** 'running': its worker thread is up; 'unloaded': nothing in memory. */
+  state: 'unloaded' | 'running'
+  /** This machine's memory, in bytes. */
+  memory_bytes: number
+  models: LocalModelInfo[]
+}
+
 export interface McpToolInfo {
   name: string
   qualified_name: string
@@ -215,6 +251,8 @@ export interface Responses {
   'providers.probe': { ok: boolean; message: string; models?: string[] }
   /** Local model servers answering on their usual ports, with their models. */
   'providers.detect': Array<{ name: string; base_url: string; models: string[] }>
+  /** Arbor: the GGUF models in the data folder and the engine that runs them (GPU or CPU). */
+  'local.info': LocalModelsInfo
   'permissions.list': PermissionGrant[]
   'permissions.revoke': { revoked: true }
   /** The model files in the local models folder, and this computer's memory. */

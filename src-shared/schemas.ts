@@ -139,6 +139,7 @@ export const schemas = {
     api_key: z.string().max(500).optional(),
   }),
   'providers.detect': z.strictObject({}),
+  'local.info': z.strictObject({}),
   'providers.test': z.strictObject({ provider_id: z.string().min(1).max(40) }),
   'permissions.list': z.strictObject({}),
   'local.models': z.strictObject({}),

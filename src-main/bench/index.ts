@@ -22,6 +22,7 @@ import {
 } from './scale'
 import { fillSession, seedMessage } from './seed'
 import { overTheWire } from './wire'
+import { localModelFigures } from './local'
 import { median } from './stats'
 
 const dirs: string[] = []
@@ -234,6 +235,10 @@ async function main(): Promise<void> {
     ?.slice('--only='.length)
     .split(',')
   if (!only && !process.argv.includes('--scale-only')) await smallFigures()
+  // --only=local: just the local-model figures (no data at scale is needed for them).
+  if (!process.argv.includes('--scale-only') && (!only || only.includes('local')))
+    await localModelFigures(freshDir)
+  if (only?.every((n) => n === 'local')) return
   const dir = freshDir()
   const { big, total } = await seedScale(dir, scale)
   const figures: Array<[string, () => Promise<void>]> = [

@@ -68,6 +68,8 @@ export function createRouter(runtime: Runtime, appInfo: () => AppInfo, host: Hos
   runtime.onSearchIndex((p) => broadcast({ type: 'search_index', ...p }))
   runtime.onStorageProblem((message) => broadcast({ type: 'storage_problem', message }))
   runtime.library.onDownloads((downloads) => broadcast({ type: 'local_downloads', downloads }))
+  // Windows re-read the model list (as after a provider change) when local models come and go.
+  runtime.onModelsChanged(() => broadcast({ type: 'settings_changed' }))
   /** Every window shows the same settings, theme and model list. */
   const settingsChanged = <T>(result: T): T => {
     broadcast({ type: 'settings_changed' })
@@ -130,6 +132,7 @@ export function createRouter(runtime: Runtime, appInfo: () => AppInfo, host: Hos
     'providers.test': (r) => runtime.providers.test(r.provider_id),
     'providers.probe': (r) => runtime.providers.probe(r),
     'providers.detect': () => runtime.providers.detect(),
+    'local.info': () => runtime.local.describe(),
     'permissions.list': () => listPermissions(runtime.store),
     'permissions.revoke': (r) => {
       revokePermission(runtime.store, r)

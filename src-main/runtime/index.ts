@@ -30,6 +30,7 @@ const BACKUP_EVERY_MS = 6 * 60 * 60 * 1000
 const STARTUP_BACKUP_DELAY_MS = 15_000
 import { createScriptedModel, SCRIPTED_MODEL_ID } from './models/scripted'
 import type { Model } from './models/types'
+import { LocalModels, type LocalModelsOptions } from './models/local'
 import { McpManager, type McpTimeouts } from './mcp'
 import { ProviderRegistry } from './providers'
 import { FileSecretStore, MemorySecretStore, type SecretStore } from './secrets'
@@ -63,6 +64,8 @@ export interface RuntimeOptions {
   log?: (message: string) => void
   /** The built search worker script; default out/main/search-worker.js beside the bundle. */
   searchWorker?: string
+  /** Local GGUF models (`<dataDir>/models/*.gguf`, ids `local/<file name>`): engine settings. */
+  local?: LocalModelsOptions
   /**
    * Databases up to this size are integrity-checked at open; larger ones just after, off the
    * main thread. Default CHECK_AT_OPEN_MAX_BYTES (16 MB); tests lower it.
@@ -94,6 +97,8 @@ export interface Runtime extends Arbor {
   providers: ProviderRegistry
   mcp: McpManager
   secrets: SecretStore
+  /** The GGUF models in `<dataDir>/models` and the engine that runs them (GPU, what is loaded). */
+  local: LocalModels
   settings(): AppSettings
   /** `default_workspace: null` goes back to a folder of its own per chat. */
   updateSettings(
@@ -101,6 +106,8 @@ export interface Runtime extends Arbor {
   ): AppSettings
   /** Rebuilds the model list after providers change. */
   refreshModels(): void
+  /** The model list changed by itself (a GGUF file came or went, a local model's label now names its GPU). */
+  onModelsChanged(listener: () => void): () => void
   /** How far the full-text backlog is indexed (messages.id), and whether it is done. */
   searchIndex(): SearchIndexProgress
   /** Called as the backlog is indexed (at most every 250 ms, and once when it is done). */
@@ -159,13 +166,29 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
     options.secrets ?? (kind === 'memory' ? new MemorySecretStore() : new FileSecretStore(dataDir))
   const providers = new ProviderRegistry(store, secrets)
   const mcp = new McpManager(store, secrets, options.mcp_timeouts)
+  const local = new LocalModels(
+    dataDir,
+    { worker: builtWorker('local-model-worker.js'), ...options.local },
+    log,
+  )
   const models = new Map<string, Model>()
   const refreshModels = () => {
     models.clear()
-    for (const m of [createScriptedModel(), ...(options.models ?? []), ...providers.models()])
+    for (const m of [
+      createScriptedModel(),
+      ...(options.models ?? []),
+      ...providers.models(),
+      ...local.models(),
+    ])
       models.set(m.id, m)
   }
   refreshModels()
+  // A GGUF file put in (or taken out of) the models folder is a model at once.
+  const modelListeners = new Set<() => void>()
+  local.watch(() => {
+    refreshModels()
+    for (const l of [...modelListeners]) l()
+  })
   const tools = new ToolRegistry()
   const settings = (): AppSettings => {
     const saved = store.getSetting('app') ?? {}
@@ -308,6 +331,7 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
     providers,
     mcp,
     secrets,
+    local,
     settings,
     updateSettings(patch) {
       if (patch.default_model !== undefined && !models.has(patch.default_model))
@@ -324,6 +348,10 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
       return next
     },
     refreshModels,
+    onModelsChanged(listener) {
+      modelListeners.add(listener)
+      return () => modelListeners.delete(listener)
+    },
     searchIndex: progress,
     onSearchIndex(listener) {
       indexListeners.add(listener)
@@ -354,6 +382,7 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
         await searcher.close()
         await registry.close()
         await mcp.close()
+        await local.close()
       } finally {
         // Whatever failed above, the database is closed and the folder unlocked.
         store.close()

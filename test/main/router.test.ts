@@ -161,6 +161,7 @@ describe('router: one contract, validated at the boundary', () => {
         return { kind: 'openai-compatible', name: 'Unsaved', base_url: replay.base }
       },
       'providers.detect': async () => ({}),
+      'local.info': async () => ({}),
       'permissions.list': async () => ({}),
       'local.models': async () => ({}),
       'local.downloads': async () => ({}),

@@ -45,6 +45,8 @@ export interface ModelStepRequest {
   messages: ModelMessage[]
   tools: ToolSpec[]
   signal: AbortSignal
+  /** The session this step belongs to: a local model keeps that session's context between steps. */
+  session_id?: string
 }
 
 export type ModelEvent =

@@ -65,7 +65,13 @@ export async function runStep(
   try {
     for (let attempt = 1; ; attempt++) {
       try {
-        for await (const ev of model.step({ system, messages, tools: specs, signal: a.abort.signal })) {
+        for await (const ev of model.step({
+          system,
+          messages,
+          tools: specs,
+          signal: a.abort.signal,
+          session_id: ctx.id,
+        })) {
           if (a.abort.signal.aborted) break
           switch (ev.type) {
             case 'text-delta':
