@@ -4,7 +4,8 @@
  * nonsense; nothing here reads them).
  */
 import { execFileSync } from 'node:child_process'
-import { mkdirSync } from 'node:fs'
+import { mkdirSync, mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { expect, openApp, send, test } from './fixtures'
 
@@ -52,4 +53,49 @@ test('a GGUF model in the data folder: picked, it streams; Stop ends it at once 
   // A file put in the folder while Arbor runs is offered at once, without a reload.
   tinyModel(join(host.dataDir, 'models', 'later.gguf'), '--think')
   await expect(picker.getByRole('option', { name: /^Tiny test model F32 · later\.gguf/ })).toHaveCount(1)
+})
+
+test('offline, from nothing: import a GGUF in Settings → Local models, chat with it, fork the chat and go on there', async ({
+  page,
+  host,
+}) => {
+  const file = join(mkdtempSync(join(tmpdir(), 'arbor-e2e-import-')), 'my-tiny.gguf')
+  tinyModel(file)
+  await openApp(page, host)
+  await page.getByRole('button', { name: 'Settings', exact: true }).click()
+  const settings = page.getByRole('dialog', { name: 'Settings' })
+  await settings.getByRole('tab', { name: 'Local models' }).click()
+  const importForm = settings.getByRole('form', { name: 'Import a model file' })
+  await importForm.getByRole('textbox').fill(file)
+  await importForm.getByRole('button', { name: 'Import' }).click()
+  // Listed with what its header says.
+  const mine = settings.getByRole('list', { name: 'Your local models' })
+  await expect(mine.getByRole('listitem')).toHaveCount(1)
+  await expect(mine.getByRole('listitem').first()).toContainText('F32')
+  await page.keyboard.press('Escape')
+
+  const picker = page.getByLabel('Model', { exact: true })
+  await send(page, 'hello')
+  await expect(picker.getByRole('option', { name: /^Tiny test model F32/ })).toHaveCount(1)
+  await picker.selectOption({
+    label: await picker.getByRole('option', { name: /^Tiny test model F32/ }).innerText(),
+  })
+  await send(page, 'a reply from the local model')
+  const replies = page.getByRole('article', { name: 'Assistant' })
+  await expect(replies).toHaveCount(2, { timeout: 15_000 })
+  await expect(replies.last()).toHaveAttribute('data-status', 'complete', { timeout: 15_000 })
+  await expect(replies.last().locator('..').getByLabel('Reply details')).toContainText('Tiny test model')
+
+  // Fork from the local reply: the fork keeps the model and answers with it.
+  const reply = page
+    .locator('.msg-wrap')
+    .filter({ has: page.getByRole('article', { name: 'Assistant' }) })
+    .last()
+  await reply.hover()
+  await reply.getByRole('button', { name: 'Fork from here' }).click()
+  await expect(page.getByRole('button', { name: /forked from/ })).toBeVisible()
+  await send(page, 'and in the fork')
+  await expect(replies).toHaveCount(3, { timeout: 15_000 })
+  await expect(replies.last()).toHaveAttribute('data-status', 'complete', { timeout: 15_000 })
+  await expect(picker.locator('option:checked')).toHaveText(/^Tiny test model F32/)
 })

@@ -317,6 +317,8 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
 
   // Model files: a file that arrives or goes changes the model list (the local engine lists them).
   const library = new LocalLibrary(dataDir, () => refreshModels(), log)
+  // The engine reads each file's header (cached while the file is unchanged): the library shows it.
+  library.header = (path) => local.entries().find((e) => e.path === path) ?? null
 
   return {
     sessions: registry.api,
