@@ -186,6 +186,7 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
   // A GGUF file put in (or taken out of) the models folder is a model at once.
   const modelListeners = new Set<() => void>()
   local.watch(() => {
+    if (closed) return
     refreshModels()
     for (const l of [...modelListeners]) l()
   })
@@ -316,7 +317,13 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
   backupTimer?.unref()
 
   // Model files: a file that arrives or goes changes the model list (the local engine lists them).
-  const library = new LocalLibrary(dataDir, () => refreshModels(), log)
+  const library = new LocalLibrary(
+    dataDir,
+    () => {
+      if (!closed) refreshModels()
+    },
+    log,
+  )
   // The engine reads each file's header (cached while the file is unchanged): the library shows it.
   library.header = (path) => local.entries().find((e) => e.path === path) ?? null
 

@@ -42,6 +42,8 @@ const PROGRESS_MS = 250
 export class Downloads {
   private readonly jobs = new Map<string, Job>()
   private readonly parts: string
+  /** Closed: nothing runs or reports any more (a checksum still being read is dropped). */
+  private closed = false
 
   constructor(
     private readonly dir: string,
@@ -139,6 +141,7 @@ export class Downloads {
 
   /** Pauses every download (the app is closing); they resume from their parts at the next start. */
   close(): void {
+    this.closed = true
     for (const job of this.jobs.values()) {
       job.abort?.()
       job.abort = null
@@ -168,7 +171,7 @@ export class Downloads {
   }
 
   private changed() {
-    this.publish(this.list())
+    if (!this.closed) this.publish(this.list())
   }
 
   /** Downloads left from an earlier run come back paused, with what they had received. */
@@ -196,7 +199,7 @@ export class Downloads {
 
   private fail(download_id: string, message: string) {
     const job = this.jobs.get(download_id)
-    if (!job) return
+    if (!job || this.closed) return
     job.abort = null
     Object.assign(job.info, { status: 'failed', error: message, bytes_per_second: 0, seconds_left: null })
     this.save(job.info)
@@ -313,6 +316,8 @@ export class Downloads {
     this.changed()
     if (info.sha256) {
       const actual = await sha256Of(part)
+      // Closed meanwhile: the part stays, and the download resumes (verifies) at the next start.
+      if (this.closed) return
       if (actual !== info.sha256) {
         rmSync(part, { force: true })
         info.received = 0

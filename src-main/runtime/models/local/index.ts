@@ -81,6 +81,7 @@ export class LocalModels {
     { key: string; header: GgufHeader | null; problem: string | null }
   >()
   private watcher: FSWatcher | null = null
+  private settle: NodeJS.Timeout | null = null
   private readonly sampling: StepOptions
   private readonly contextCap: number
 
@@ -247,11 +248,14 @@ export class LocalModels {
     })
     try {
       mkdirSync(this.dir, { recursive: true })
-      let timer: NodeJS.Timeout | null = null
       this.watcher = watch(this.dir, () => {
-        if (timer) clearTimeout(timer)
-        timer = setTimeout(changed, 200)
-        timer.unref()
+        if (this.settle) clearTimeout(this.settle)
+        // Many events for one copy or download: the list is read once they settle.
+        this.settle = setTimeout(() => {
+          this.settle = null
+          if (this.watcher) changed()
+        }, 200)
+        this.settle.unref()
       })
       this.watcher.unref()
       this.watcher.on('error', (err) => this.log(`watching ${this.dir} stopped: ${err.message}`))
@@ -263,6 +267,9 @@ export class LocalModels {
   async close(): Promise<void> {
     this.watcher?.close()
     this.watcher = null
+    // A change seen just before closing is not reported to a runtime that is gone.
+    if (this.settle) clearTimeout(this.settle)
+    this.settle = null
     await this.engine.close()
   }
 }
