@@ -1,14 +1,6 @@
-import {
-  chmodSync,
-  closeSync,
-  existsSync,
-  fsyncSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  writeSync,
-} from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { writePrivateFile } from './runtime/secrets'
 
 /**
  * The browser host's address kept between runs (port and token), so the tab a user left open
@@ -50,16 +42,8 @@ export function loadAddress(dataDir: string): HostAddress | null {
 
 /** Writes the address atomically (temp file + rename), readable by the owner only. */
 export function saveAddress(dataDir: string, address: HostAddress): void {
-  const file = addressFile(dataDir)
-  const tmp = `${file}.${process.pid}.${Date.now()}.tmp`
-  const fd = openSync(tmp, 'w', 0o600)
-  try {
-    writeSync(fd, `${JSON.stringify({ port: address.port, token: address.token }, null, 2)}\n`)
-    fsyncSync(fd)
-  } finally {
-    closeSync(fd)
-  }
-  // The mode given to open() is reduced by the umask; chmod makes it exactly 0600.
-  chmodSync(tmp, 0o600)
-  renameSync(tmp, file)
+  writePrivateFile(
+    addressFile(dataDir),
+    `${JSON.stringify({ port: address.port, token: address.token }, null, 2)}\n`,
+  )
 }

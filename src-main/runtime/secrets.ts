@@ -49,17 +49,26 @@ export class SecretFile {
   }
 
   write(all: Record<string, string>): void {
-    const tmp = `${this.file}.${process.pid}.${Date.now()}.tmp`
-    const fd = openSync(tmp, 'w', 0o600)
-    try {
-      writeSync(fd, JSON.stringify(all))
-      fsyncSync(fd)
-    } finally {
-      closeSync(fd)
-    }
-    chmodSync(tmp, 0o600)
-    renameSync(tmp, this.file)
+    writePrivateFile(this.file, JSON.stringify(all))
   }
+}
+
+/**
+ * Writes a file only its owner can read (mode 0600: keys, tokens), atomically: a temporary
+ * file, synced, then renamed over the old one, so a crash leaves the old file or the new one.
+ */
+export function writePrivateFile(file: string, text: string): void {
+  const tmp = `${file}.${process.pid}.${Date.now()}.tmp`
+  const fd = openSync(tmp, 'w', 0o600)
+  try {
+    writeSync(fd, text)
+    fsyncSync(fd)
+  } finally {
+    closeSync(fd)
+  }
+  // The mode given to open() is reduced by the umask; chmod makes it exactly 0600.
+  chmodSync(tmp, 0o600)
+  renameSync(tmp, file)
 }
 
 /** The browser host's secret store: a 0600 JSON file in the data folder. */
