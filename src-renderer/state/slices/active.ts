@@ -9,6 +9,7 @@ import type {
   SnapshotInfo,
 } from '../../../src-shared/types'
 import { attachmentsOf } from '../../lib/attachments'
+import { openTarget } from '../../lib/versions'
 import type { Transcript } from '../transcript'
 import { openId, type Slice, type SliceApi } from './api'
 
@@ -57,7 +58,10 @@ export interface ActiveActions {
   retry(turn_id: string | undefined): Promise<void>
   /** A new version of a reply: its prompt sent again in a fork made just before the prompt. */
   regenerate(message_id: string): Promise<void>
-  /** Opens another version of the exchange at `seq` (a session), at that message. */
+  /**
+   * Opens another version of the exchange at `seq` at that message: in the chat that last went
+   * on from it (the version's own session, or a later fork of it).
+   */
   openVersion(session_id: string, seq: number): Promise<void>
   /** Forks the open session (at a message, before it, or at a checkpoint) and opens the child. */
   fork(at: { message_id?: string; snapshot_id?: string; before?: boolean }): Promise<string | null>
@@ -250,7 +254,11 @@ export function createActiveSlice(api: SliceApi): Slice<ActiveState, ActiveActio
       await resend(prompt)
     },
 
-    async openVersion(session_id, seq) {
+    async openVersion(version_id, seq) {
+      // Where that version was last worked on: itself, or a later fork that continues it.
+      const sessions = get().sessions
+      const version = sessions.find((s) => s.session_id === version_id)
+      const session_id = version ? openTarget(version, seq, sessions).session_id : version_id
       try {
         // The message at seq in that session (pages are newest first before a cursor).
         const page = await arbor.session(session_id).messages({ cursor: String(seq + 1), limit: 1 })
