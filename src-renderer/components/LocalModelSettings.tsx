@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react'
+import { useEffect, useId, useRef, useState } from 'react'
 import type { LocalDownload, LibraryModel, MemoryFit } from '../../src-shared/types'
 import { useArbor, useHostData } from '../state/client'
 import { Confirm } from './Modal'
@@ -177,64 +177,36 @@ export function LocalModelSettings() {
       )}
 
       <h3>Add a model</h3>
-      <form
-        className="local-add"
-        aria-label="Import a model file"
-        onSubmit={(e) => {
-          e.preventDefault()
+      <OneField
+        name="Import a model file"
+        label="Import a .gguf file from this computer (it is copied into the models folder)"
+        placeholder="/home/you/Downloads/model.gguf"
+        button="Import"
+        value={path}
+        onChange={(v) => {
+          setPath(v)
+          setError(null)
+        }}
+        onSubmit={() =>
           void act(async () => {
             const r = await arbor.call('local.import', { path: path.trim() })
             setPath('')
             setDone(`${r.name} (${gb(r.size)}) was copied into your models.`)
           })
+        }
+      />
+      <OneField
+        name="Download a model"
+        label="Download from a link (a Hugging Face “resolve” link to a .gguf file)"
+        placeholder="https://huggingface.co/…/resolve/main/model-Q4_K_M.gguf"
+        button="Download"
+        value={url}
+        onChange={(v) => {
+          setUrl(v)
+          setError(null)
         }}
-      >
-        <label className="field-label" htmlFor="local-import-path">
-          Import a .gguf file from this computer (it is copied into the models folder)
-        </label>
-        <div className="local-field">
-          <input
-            id="local-import-path"
-            className="input"
-            placeholder="/home/you/Downloads/model.gguf"
-            value={path}
-            onChange={(e) => {
-              setPath(e.target.value)
-              setError(null)
-            }}
-          />
-          <button type="submit" className="btn" disabled={!path.trim()}>
-            Import
-          </button>
-        </div>
-      </form>
-      <form
-        className="local-add"
-        aria-label="Download a model"
-        onSubmit={(e) => {
-          e.preventDefault()
-          void download(url)
-        }}
-      >
-        <label className="field-label" htmlFor="local-download-url">
-          Download from a link (a Hugging Face “resolve” link to a .gguf file)
-        </label>
-        <div className="local-field">
-          <input
-            id="local-download-url"
-            className="input"
-            placeholder="https://huggingface.co/…/resolve/main/model-Q4_K_M.gguf"
-            value={url}
-            onChange={(e) => {
-              setUrl(e.target.value)
-              setError(null)
-            }}
-          />
-          <button type="submit" className="btn" disabled={!url.trim()}>
-            Download
-          </button>
-        </div>
-      </form>
+        onSubmit={() => void download(url)}
+      />
 
       <h3>Suggested models</h3>
       <ul className="local-list" aria-label="Suggested models">
@@ -281,5 +253,44 @@ export function LocalModelSettings() {
         />
       )}
     </div>
+  )
+}
+
+/** A form of one text field and its button (the import path, the download link). */
+function OneField(props: {
+  name: string
+  label: string
+  placeholder: string
+  button: string
+  value: string
+  onChange: (value: string) => void
+  onSubmit: () => void
+}) {
+  const id = useId()
+  return (
+    <form
+      className="local-add"
+      aria-label={props.name}
+      onSubmit={(e) => {
+        e.preventDefault()
+        props.onSubmit()
+      }}
+    >
+      <label className="field-label" htmlFor={id}>
+        {props.label}
+      </label>
+      <div className="local-field">
+        <input
+          id={id}
+          className="input"
+          placeholder={props.placeholder}
+          value={props.value}
+          onChange={(e) => props.onChange(e.target.value)}
+        />
+        <button type="submit" className="btn" disabled={!props.value.trim()}>
+          {props.button}
+        </button>
+      </div>
+    </form>
   )
 }
