@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach } from 'vitest'
@@ -7,6 +7,9 @@ import { ArborError } from '../../src-shared/errors'
 import type { InteractionPart, SessionMessage, SessionMutation, ToolCallPart } from '../../src-shared/types'
 import { openRuntime, type Runtime, type RuntimeOptions } from '../../src-main/runtime'
 import type { Model, Session } from '../../src-main/runtime'
+import { appInfo } from '../../src-main/app-info'
+import { createRouter } from '../../src-main/ipc/router'
+import { startBrowserHost } from '../../src-main/ipc/ws-host'
 import { createScriptedModel } from '../../src-main/runtime/models/scripted'
 import type { ModelStepRequest } from '../../src-main/runtime/models/types'
 
@@ -183,4 +186,19 @@ export function writeMessages(
 /** Search, keeping only the message hits (a chat whose title matches is a hit too). */
 export async function messageHits(rt: Runtime, query: string, opts?: { limit?: number }) {
   return (await rt.sessions.search(query, opts)).filter((h) => h.match === 'message')
+}
+
+/**
+ * The browser host over a real SQLite runtime (a fresh one unless given), serving a stub page;
+ * closed after the test, before its runtime.
+ */
+export async function browserHost(runtime: Runtime = sqliteRuntime()) {
+  const staticDir = tempDir()
+  writeFileSync(join(staticDir, 'index.html'), '<!doctype html><title>Arbor</title>')
+  const host = await startBrowserHost({
+    router: createRouter(runtime, appInfo(runtime, 'browser')),
+    staticDir,
+  })
+  cleanups.push(() => host.close())
+  return { runtime, host }
 }

@@ -1,31 +1,16 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
-import { mkdirSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
-import { appInfo } from '../../src-main/app-info'
-import { createRouter } from '../../src-main/ipc/router'
-import { startBrowserHost, type BrowserHost } from '../../src-main/ipc/ws-host'
 import { MAX_REQUEST_BYTES } from '../../src-shared/schemas'
 import { ClientError, connectArbor, type RemoteArbor } from '../../src-shared/sdk'
-import { allMessages, sqliteRuntime, tempDir, textOf, writeMessages } from './helpers'
+import { allMessages, browserHost, textOf, writeMessages } from './helpers'
 
-const hosts: BrowserHost[] = []
 const clients: RemoteArbor[] = []
 afterEach(async () => {
   while (clients.length) await clients.pop()!.close()
-  while (hosts.length) await hosts.pop()!.close()
 })
 
 async function remote() {
-  const runtime = sqliteRuntime()
-  const staticDir = tempDir()
-  mkdirSync(staticDir, { recursive: true })
-  writeFileSync(join(staticDir, 'index.html'), '<!doctype html><title>Arbor</title>')
-  const host = await startBrowserHost({
-    router: createRouter(runtime, appInfo(runtime, 'browser')),
-    staticDir,
-  })
-  hosts.push(host)
+  const { runtime, host } = await browserHost()
   const arbor = await connectArbor({ url: `http://127.0.0.1:${host.port}`, token: host.token, WebSocket })
   clients.push(arbor)
   return { runtime, arbor }

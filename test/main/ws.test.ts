@@ -1,33 +1,16 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
-import { mkdirSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
-import { createRouter } from '../../src-main/ipc/router'
-import { startBrowserHost, type BrowserHost } from '../../src-main/ipc/ws-host'
-import { appInfo } from '../../src-main/app-info'
-import { failOnListenerError, sqliteRuntime, tempDir } from './helpers'
+import type { BrowserHost } from '../../src-main/ipc/ws-host'
+import { browserHost, failOnListenerError } from './helpers'
 import type { SessionMutation } from '../../src-shared/types'
 import { ClientError, connectArbor, type RemoteArbor } from '../../src-shared/sdk'
 
-const hosts: BrowserHost[] = []
 const clients: RemoteArbor[] = []
 afterEach(async () => {
   while (clients.length) await clients.pop()!.close()
-  while (hosts.length) await hosts.pop()!.close()
 })
 
-async function setup() {
-  const runtime = sqliteRuntime()
-  const staticDir = tempDir()
-  mkdirSync(staticDir, { recursive: true })
-  writeFileSync(join(staticDir, 'index.html'), '<!doctype html><title>Arbor</title>')
-  const host = await startBrowserHost({
-    router: createRouter(runtime, appInfo(runtime, 'browser')),
-    staticDir,
-  })
-  hosts.push(host)
-  return { runtime, host }
-}
+const setup = () => browserHost()
 
 /** Opens a socket; resolves with it, or rejects with the HTTP status of the refusal. */
 function connect(url: string, headers: Record<string, string> = {}): Promise<WebSocket> {
