@@ -3,18 +3,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
-import {
-  CreateMessageRequestSchema,
-  ElicitRequestSchema,
-  ListRootsRequestSchema,
-  ToolListChangedNotificationSchema,
-  type Tool as McpTool,
-} from '@modelcontextprotocol/sdk/types.js'
-import { pathToFileURL } from 'node:url'
+import { ToolListChangedNotificationSchema, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js'
 import { ArborError } from '../../src-shared/errors'
 import type { McpPromptInfo, McpResourceInfo, McpServerInfo, McpToolInfo } from '../../src-shared/contract'
 import type { McpServerConfig, Store } from '../store'
 import { blockOf, blockText, outputOf, textOf } from './mcp-content'
+import { serveRequests } from './mcp-requests'
 import { uniqueSlug } from './slug'
 import type { SecretStore } from './secrets'
 import { ToolError, type Tool, type ToolContext } from './tools'
@@ -229,7 +223,10 @@ export class McpManager {
           },
         },
       )
-      this.serveRequests(config, client)
+      serveRequests(config, client, {
+        current: () => this.calling.get(config.server_id)?.at(-1),
+        root: () => this.roots.get(config.server_id),
+      })
       // A server that exits forgets its connection, so the next call starts it again.
       client.onclose = () => {
         if (this.connections.get(config.server_id) === attempt) this.connections.delete(config.server_id)
@@ -257,54 +254,6 @@ export class McpManager {
       this.failures.set(config.server_id, err instanceof Error ? err.message : String(err))
     })
     return attempt
-  }
-
-  /** What Arbor answers when a server asks something of it (during one of its calls). */
-  private serveRequests(config: McpServerConfig, client: Client): void {
-    const current = () => this.calling.get(config.server_id)?.at(-1)
-    client.setRequestHandler(ElicitRequestSchema, async (req) => {
-      const ctx = current()
-      const params = req.params as { message: string; mode?: string; requestedSchema?: unknown }
-      // Only forms are supported; with no call running there is nobody to ask.
-      if (!ctx?.elicit || (params.mode && params.mode !== 'form')) return { action: 'cancel' }
-      const answer = await ctx.elicit({
-        server: config.name,
-        message: params.message,
-        fields: (params.requestedSchema ?? { properties: {} }) as Parameters<
-          NonNullable<ToolContext['elicit']>
-        >[0]['fields'],
-      })
-      return answer.action === 'accept' ? { action: 'accept', content: answer.content as never } : answer
-    })
-    client.setRequestHandler(CreateMessageRequestSchema, async (req) => {
-      const ctx = current()
-      if (!ctx?.sample) throw new Error('Arbor answers sampling requests only while one of your tools runs.')
-      const text = (c: unknown) => {
-        const parts = Array.isArray(c) ? c : [c]
-        return parts
-          .map((p: { type?: string; text?: string }) =>
-            p?.type === 'text' ? (p.text ?? '') : `[${p?.type} content]`,
-          )
-          .join('\n')
-      }
-      const reply = await ctx.sample({
-        server: config.name,
-        ...(req.params.systemPrompt ? { system: req.params.systemPrompt } : {}),
-        messages: req.params.messages.map((m) => ({ role: m.role, text: text(m.content) })),
-        max_tokens: req.params.maxTokens,
-      })
-      return {
-        role: 'assistant',
-        content: { type: 'text', text: reply },
-        model: 'arbor',
-        stopReason: 'endTurn',
-      }
-    })
-    if (config.share_roots === false) return
-    client.setRequestHandler(ListRootsRequestSchema, async () => {
-      const dir = current()?.workspace ?? this.roots.get(config.server_id)
-      return { roots: dir ? [{ uri: pathToFileURL(dir).href, name: 'This chat’s workspace' }] : [] }
-    })
   }
 
   /** Wraps a server's tools as runtime tools (gated like built-in ones), into its connection. */
