@@ -325,7 +325,7 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
     log,
   )
   // The engine reads each file's header (cached while the file is unchanged): the library shows it.
-  library.header = (path) => local.entries().find((e) => e.path === path) ?? null
+  library.headers = () => local.entries()
 
   return {
     sessions: registry.api,

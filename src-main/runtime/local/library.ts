@@ -50,6 +50,8 @@ export class LocalLibrary {
     } catch {
       // No folder yet: no models.
     }
+    // The engine's reading of every file's header, taken once for the whole list.
+    const headers = new Map((this.headers?.() ?? []).map((h) => [h.path, h]))
     const models = files.sort().flatMap((file): LibraryModel[] => {
       const path = join(this.dir, file)
       let size: number
@@ -60,7 +62,7 @@ export class LocalLibrary {
       } catch {
         return []
       }
-      const header = this.header?.(path) ?? null
+      const header = headers.get(path)
       const needs = memoryFor(size)
       return [
         {
@@ -89,14 +91,15 @@ export class LocalLibrary {
     }
   }
 
-  /** What the local engine reads from a file's header (its name, quantisation, context), when it is there. */
-  header:
-    | ((path: string) => {
+  /** What the local engine reads from each file's header (its name, quantisation, context). */
+  headers:
+    | (() => Array<{
+        path: string
         name?: string | null
         quantisation?: string | null
         context_length?: number | null
         problem?: string | null
-      } | null)
+      }>)
     | null = null
 
   import(path: string): { name: string; size: number } {
