@@ -1,4 +1,5 @@
 import { useEffect } from 'react'
+import { queryWords } from '../../src-shared/search-words'
 import type { SearchHit } from '../../src-shared/types'
 import { useActions, useApp } from '../state/hooks'
 import { SearchIcon } from './Icons'
@@ -51,9 +52,7 @@ function plain(snippet: string): string {
 
 /** Marks the query's words inside a snippet (the words as search splits them, emoji included). */
 function Highlighted({ text, query }: { text: string; query: string }) {
-  const terms = (query.match(/[\p{L}\p{N}\p{Co}]+|\p{So}/gu) ?? []).map((t) =>
-    t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
-  )
+  const terms = queryWords(query).map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
   if (terms.length === 0) return <>{text}</>
   const re = new RegExp(`(${terms.join('|')})`, 'giu')
   return <>{text.split(re).map((piece, i) => (i % 2 === 1 ? <mark key={i}>{piece}</mark> : piece))}</>

@@ -1,3 +1,4 @@
+import { queryWords } from '../../../src-shared/search-words'
 import type { SearchHit, SessionMessage } from '../../../src-shared/types'
 import type { Db, Row } from './db'
 import { toMessage } from './rows'
@@ -11,12 +12,10 @@ const PREFIX_WORDS = 64
 
 /** Symbols (emoji and the like) are words of their own in the index (migration 3). */
 const SYMBOL = /\p{So}/gu
-/** The query's words as the index splits text: runs of letters and digits, and each symbol. */
-const WORD = /[\p{L}\p{N}\p{Co}]+|\p{So}/gu
 
 /** The query's words (at most 16), in the order typed. */
 export function searchTerms(query: string): string[] {
-  return (query.match(WORD) ?? []).slice(0, 16)
+  return queryWords(query).slice(0, 16)
 }
 
 /** The text the index is given for a message: a space around each symbol, so "party🎉" is two words. */
