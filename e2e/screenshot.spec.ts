@@ -39,8 +39,9 @@ async function replied(page: Page, count: number) {
   await settled(page)
 }
 
-/** Writes docs/<name>. */
+/** Writes docs/<name>, once every block in view is rendered as markdown (parsed in idle time). */
 async function readme(page: Page, name: string) {
+  await expect(page.locator('.md-plain')).toHaveCount(0)
   await page.screenshot({ path: resolve(DOCS, name), animations: 'disabled' })
 }
 

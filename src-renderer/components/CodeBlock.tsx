@@ -1,42 +1,10 @@
 import { memo, useEffect, useMemo, useRef, useState } from 'react'
 import { highlight } from '../lib/highlight'
 import { copyText } from '../lib/clipboard'
+import { nearWatcher } from '../lib/near'
 
-/**
- * One IntersectionObserver for every code block: a block is highlighted once it comes near the
- * viewport, so a reply with hundreds of blocks paints as fast as plain text and highlights only
- * what is read. Where there is no IntersectionObserver (tests), blocks highlight at once.
- */
-const waiting = new Map<Element, () => void>()
-let observer: IntersectionObserver | null | undefined
-
-function whenNear(el: Element, show: () => void): () => void {
-  if (observer === undefined)
-    observer =
-      typeof IntersectionObserver === 'undefined'
-        ? null
-        : new IntersectionObserver(
-            (entries) => {
-              for (const e of entries) {
-                if (!e.isIntersecting) continue
-                waiting.get(e.target)?.()
-                waiting.delete(e.target)
-                observer?.unobserve(e.target)
-              }
-            },
-            { rootMargin: '600px 0px' },
-          )
-  if (!observer) {
-    show()
-    return () => {}
-  }
-  waiting.set(el, show)
-  observer.observe(el)
-  return () => {
-    waiting.delete(el)
-    observer?.unobserve(el)
-  }
-}
+/** A block is highlighted once it comes near the viewport: a reply with hundreds of blocks paints as fast as plain text. */
+const whenNear = nearWatcher('600px 0px')
 
 /** A fenced code block: highlighted when the language is known, with a copy button. */
 export const CodeBlock = memo(function CodeBlock({ code, language }: { code: string; language?: string }) {

@@ -1,11 +1,12 @@
-import { isValidElement, memo, useEffect, useMemo, useState, type ReactNode } from 'react'
+import { isValidElement, memo, useEffect, useMemo, useRef, useState, type ReactNode } from 'react'
 import { flushSync } from 'react-dom'
 import ReactMarkdown, { type Components } from 'react-markdown'
 import rehypeKatex from 'rehype-katex'
 import remarkGfm from 'remark-gfm'
 import remarkMath from 'remark-math'
 import 'katex/dist/katex.min.css'
-import { blockModes, splitBlocksIncremental, type BlockMode, type BlockSplit } from '../lib/blocks'
+import { blockGaps, blockModes, splitBlocksIncremental, type BlockMode, type BlockSplit } from '../lib/blocks'
+import { nearWatcher } from '../lib/near'
 import { createWorkQueue, whenIdle } from '../lib/work-queue'
 import { CodeBlock } from './CodeBlock'
 
@@ -35,27 +36,112 @@ const components: Components = {
 /** Blocks waiting to be parsed, a few milliseconds' worth in each idle period. */
 const parsing = createWorkQueue({ schedule: whenIdle, now: () => performance.now(), budget: 6 })
 
+/** Blocks are parsed once this near the viewport (ahead of a reader scrolling to them). */
+const whenNear = nearWatcher('1500px 0px')
+
+/**
+ * A block born this far (characters) above the end of a streaming reply is laid out only once
+ * the reader scrolls to it: a burst of text (a frame that came late gets more) then costs the
+ * frame what the viewport shows, not every block the burst brought.
+ */
+const BURY_CHARS = 6_000
+
+/**
+ * Height per character of plain text (px), learned from the plain blocks laid out so far: the
+ * size a buried block is given until it is laid out.
+ */
+let pxPerChar = 0
+const sizes =
+  typeof ResizeObserver === 'undefined'
+    ? null
+    : new ResizeObserver((entries) => {
+        for (const e of entries) {
+          sizes?.unobserve(e.target)
+          const chars = e.target.textContent?.length ?? 0
+          const rate = e.contentRect.height / Math.max(1, chars)
+          if (chars >= 400 && rate > 0) pxPerChar = pxPerChar === 0 ? rate : 0.8 * pxPerChar + 0.2 * rate
+        }
+      })
+/** What a plain block of `chars` characters is expected to measure (px). */
+const estimateHeight = (chars: number) => Math.max(24, Math.round(chars * (pxPerChar || 0.27)))
+
 /** A streaming reply's last block is parsed once it has not changed for this long (ms). */
 const SETTLE_MS = 150
 
 /**
- * One block, memoised on its text and mode. `now` parses it in this render; `queue` shows it
- * as plain text until the parsing queue gets to it (then it stays parsed); `hold` shows it as
- * plain text (a streaming reply's growing tail: parsing it every frame is what made frames late).
+ * One block, memoised on its text, mode and gap. `now` parses it in this render; `queue` shows
+ * it as plain text until the parsing queue gets to it (then it stays parsed), `near` until it
+ * nears the viewport and the queue gets to it; `hold` shows it as plain text (a streaming
+ * reply's growing tail: parsing it every frame is what made frames late).
+ *
+ * Each block is a box of its own. A streaming reply's blocks are ones the browser stops laying
+ * out and painting while they are far from the viewport (`content-visibility: auto`, from the
+ * frame after their first layout, so their size is known and kept): a reply growing below
+ * thousands of lines, its blocks parsed off-screen, then costs a frame only what is near the
+ * viewport.
  */
-const Block = memo(function Block({ text, mode }: { text: string; mode: BlockMode }) {
+const Block = memo(function Block({
+  text,
+  mode,
+  gap,
+  buried,
+}: {
+  text: string
+  mode: BlockMode
+  gap: string
+  /**
+   * Born far above the end of a streaming reply: skipped at once, at this height (px) until laid
+   * out; 0 for a block of a streaming reply (skipped when far from the frame after it is first
+   * laid out); -1 for a block of a settled one (never skipped: switching hundreds of blocks of a
+   * reply just opened to skippable rebuilds their layout, 150 ms for a long reply).
+   */
+  buried: number
+}) {
   const [parsed, setParsed] = useState<string | null>(null)
   const ready = mode === 'now' || parsed === text
+  const ref = useRef<HTMLDivElement>(null)
+  const [born] = useState(buried)
   useEffect(() => {
-    if (ready || mode !== 'queue') return
+    const el = ref.current
+    if (ready || (mode !== 'queue' && mode !== 'near') || !el) return
+    let cancel = () => {}
     // Rendered at once, so the queue's budget counts the parse and the commit.
-    return parsing.add(() => flushSync(() => setParsed(text)), text.length)
+    const queue = () => (cancel = parsing.add(() => flushSync(() => setParsed(text)), text.length))
+    // `near`: queued once it nears the viewport (a block far above the end of a long reply is
+    // parsed when the reader scrolls to it).
+    const stopWatching = mode === 'near' ? whenNear(el, queue) : (queue(), () => {})
+    return () => {
+      stopWatching()
+      cancel()
+    }
   }, [ready, mode, text])
-  if (!ready) return <p className="md-plain">{text}</p>
+  useEffect(() => {
+    const el = ref.current
+    if (!el || born !== 0 || typeof requestAnimationFrame !== 'function') return
+    if (!ready) sizes?.observe(el)
+    // Not in React's className: once set it stays, whatever the block renders next.
+    const frame = requestAnimationFrame(() => el.classList.add('md-far'))
+    return () => {
+      cancelAnimationFrame(frame)
+      sizes?.unobserve(el)
+    }
+    // Once, after the first layout.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [])
   return (
-    <ReactMarkdown remarkPlugins={plugins} rehypePlugins={rehypePlugins as never} components={components}>
-      {text}
-    </ReactMarkdown>
+    <div
+      ref={ref}
+      className={`md-block${gap ? ` ${gap}` : ''}${born > 0 ? ' md-far' : ''}`}
+      style={born > 0 ? { containIntrinsicSize: `auto none auto ${born}px` } : undefined}
+    >
+      {ready ? (
+        <ReactMarkdown remarkPlugins={plugins} rehypePlugins={rehypePlugins as never} components={components}>
+          {text}
+        </ReactMarkdown>
+      ) : (
+        <p className="md-plain">{text}</p>
+      )}
+    </div>
   )
 })
 
@@ -63,7 +149,8 @@ const Block = memo(function Block({ text, mode }: { text: string; mode: BlockMod
  * Assistant text as GitHub-flavoured markdown. Raw HTML is shown as literal text, never
  * rendered (react-markdown without rehype-raw); unsafe URLs are dropped by its default transform.
  * A long or streaming reply shows some blocks as plain text for a moment (see `blockModes`);
- * once it settles every block is parsed, a few per frame, the newest first.
+ * once it settles every block near the viewport is parsed, a few per frame, the newest first (the
+ * rest as the reader scrolls to them).
  */
 export const Markdown = memo(function Markdown({
   text,
@@ -74,15 +161,30 @@ export const Markdown = memo(function Markdown({
 }) {
   // The previous split, resumed when the text grows (a streaming reply): each frame scans only
   // the new text, and the finished blocks keep their text, so their memo skips them.
-  const [last] = useState<{ split: BlockSplit | null; streamed: boolean }>(() => ({
+  const [last] = useState<{ split: BlockSplit | null; streamed: boolean; buried: number[] }>(() => ({
     split: null,
     streamed: false,
+    buried: [],
   }))
   const blocks = useMemo(() => {
     // A cache, not state: nothing renders from it.
-    last.split = splitBlocksIncremental(last.split, text)
-    return last.split.blocks
-  }, [last, text])
+    const before = last.split
+    last.split = splitBlocksIncremental(before, text)
+    const now = last.split.blocks
+    // Blocks new in this render, while streaming, with more than BURY_CHARS after them: buried.
+    if (last.split !== before && now.length < last.buried.length) last.buried = []
+    const buried = last.buried
+    if (streaming && now.length - buried.length > 2) {
+      let after = 0
+      const at = buried.length
+      buried.length = now.length
+      for (let i = now.length - 1; i >= at; i--) {
+        buried[i] = after >= BURY_CHARS ? estimateHeight(now[i].length) : 0
+        after += now[i].length
+      }
+    } else for (let i = buried.length; i < now.length; i++) buried.push(streaming ? 0 : -1)
+    return now
+  }, [last, text, streaming])
   // The text as it was when the stream last paused: then the tail may be parsed too.
   const [paused, setPaused] = useState<string | null>(null)
   useEffect(() => {
@@ -94,10 +196,11 @@ export const Markdown = memo(function Markdown({
   // with the last delta does not also parse the end of the reply.
   if (streaming) last.streamed = true
   const modes = blockModes(blocks, { streaming, tailSettled: paused === text, streamed: last.streamed })
+  const gaps = useMemo(() => blockGaps(blocks), [blocks])
   return (
     <div className="markdown" dir="auto">
       {blocks.map((b, i) => (
-        <Block key={i} text={b} mode={modes[i]} />
+        <Block key={i} text={b} mode={modes[i]} gap={gaps[i]} buried={last.buried[i]} />
       ))}
     </div>
   )

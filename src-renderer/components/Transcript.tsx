@@ -257,6 +257,7 @@ export function Transcript() {
         className="transcript"
         role="log"
         aria-label="Transcript"
+        data-near-root=""
         aria-busy={transcript !== null && !transcript.loaded}
         tabIndex={0}
         onScroll={onScroll}

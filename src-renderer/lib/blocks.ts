@@ -198,9 +198,10 @@ function restFrom(text: string, from: number, end: number, max: number): string[
 
 /**
  * How each block renders: `now` (parsed in this render), `queue` (plain text until the parsing
- * queue gets to it), `hold` (plain text, not parsed yet: a streaming reply's growing tail).
+ * queue gets to it), `near` (plain text until it nears the viewport, then queued), `hold` (plain
+ * text, not parsed yet: a streaming reply's growing tail).
  */
-export type BlockMode = 'now' | 'queue' | 'hold'
+export type BlockMode = 'now' | 'queue' | 'near' | 'hold'
 
 /** A settled reply up to this long parses at once; of a longer one, its last this many characters. */
 export const EAGER_CHARS = 6000
@@ -208,12 +209,14 @@ export const EAGER_CHARS = 6000
 /**
  * The modes of a reply's blocks. A short settled reply parses at once (it looks right in its
  * first frame). A long one parses its last EAGER_CHARS at once — the bottom, which is what a
- * reader sees on opening it — and queues the rest, so opening it costs about as much as opening
- * a short one. While a reply streams its finished blocks are queued and its tail is held as
- * plain text until the stream pauses (`tailSettled`): per frame, the work no longer depends on
- * how much markdown the batch carried. A reply that `streamed` into view queues every block
- * when it settles (the newest is parsed first, just after that frame), so the frame that shows
- * its last delta stays short.
+ * reader sees on opening it — and leaves the rest until the reader scrolls near them, so opening
+ * it costs about as much as opening a short one. While a reply streams its finished blocks are
+ * queued and its tail is held as plain text until the stream pauses (`tailSettled`): per frame,
+ * the work no longer depends on how much markdown the batch carried. A reply that `streamed`
+ * into view queues its last EAGER_CHARS when it settles (the newest is parsed first, just after
+ * that frame), so the frame that shows its last delta stays short. In both, blocks more than
+ * EAGER_CHARS above the end wait until they near the viewport: a long reply that streamed past
+ * is parsed where it is read, not all of it at once.
  */
 export function blockModes(
   blocks: readonly string[],
@@ -223,16 +226,56 @@ export function blockModes(
     streamed = false,
   }: { streaming: boolean; tailSettled?: boolean; streamed?: boolean },
 ): BlockMode[] {
-  const modes: BlockMode[] = new Array<BlockMode>(blocks.length).fill(streaming || streamed ? 'queue' : 'now')
-  if (streamed && !streaming) return modes
-  if (streaming) {
-    if (blocks.length > 0) modes[blocks.length - 1] = tailSettled ? 'queue' : 'hold'
-    return modes
-  }
+  const later = streaming || streamed
+  const modes = new Array<BlockMode>(blocks.length)
   let chars = 0
   for (let i = blocks.length - 1; i >= 0; i--) {
     chars += blocks[i].length
-    if (chars > EAGER_CHARS && i < blocks.length - 1) modes[i] = 'queue'
+    // The last block is always within reach: a single long one is still parsed at once.
+    modes[i] = chars > EAGER_CHARS && i < blocks.length - 1 ? 'near' : later ? 'queue' : 'now'
   }
+  if (streaming && blocks.length > 0) modes[blocks.length - 1] = tailSettled ? 'queue' : 'hold'
   return modes
+}
+
+/** An ATX heading line (`# …` to `###### …`). */
+const HEADING = /^ {0,3}#{1,6}(?:[ \t]|$)/
+/** A thematic break alone on its line (`---`, `***`, `___`). */
+const RULE = /^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$/
+
+/** How a block begins or ends, as far as the space around it goes. */
+type Edge = 'heading' | 'rule' | 'text'
+
+function edge(line: string): Edge {
+  return HEADING.test(line) ? 'heading' : RULE.test(line) ? 'rule' : 'text'
+}
+
+/**
+ * The class that sets the space above each block (markdown.css), from how it begins and how
+ * the block before it ends. Each block is laid out on its own (Markdown.tsx), so the margins of
+ * neighbouring blocks no longer collapse into each other: the gap between two blocks is the one
+ * the collapsed margins gave when the reply was one document (a heading keeps its wider space
+ * above and its narrower one below, a rule its space on both sides).
+ */
+export function blockGaps(blocks: readonly string[]): string[] {
+  const gaps = new Array<string>(blocks.length)
+  let before: Edge | null = null
+  for (let i = 0; i < blocks.length; i++) {
+    const b = blocks[i]
+    const nl = b.indexOf('\n')
+    const first = edge(nl < 0 ? b : b.slice(0, nl))
+    const last = nl < 0 ? first : edge(b.slice(b.lastIndexOf('\n') + 1))
+    gaps[i] =
+      before === null
+        ? ''
+        : first === 'heading'
+          ? 'gap-heading'
+          : first === 'rule' || before === 'rule'
+            ? 'gap-rule'
+            : before === 'heading'
+              ? 'gap-after-heading'
+              : 'gap-text'
+    before = last
+  }
+  return gaps
 }

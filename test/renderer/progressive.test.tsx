@@ -1,6 +1,6 @@
 import { act } from 'react'
 import { createRoot, type Root } from 'react-dom/client'
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { EAGER_CHARS, blockModes, splitBlocks } from '../../src-renderer/lib/blocks'
 import { LONG_IDLE, createWorkQueue, type IdleDeadline } from '../../src-renderer/lib/work-queue'
 import { Markdown } from '../../src-renderer/components/Markdown'
@@ -108,12 +108,21 @@ describe('blockModes', () => {
     expect(blockModes(['a', 'b', 'c'], { streaming: false })).toEqual(['now', 'now', 'now'])
   })
 
-  it('of a long settled reply parses only its last EAGER_CHARS at once and queues the rest', () => {
+  it('of a long settled reply parses only its last EAGER_CHARS at once, the rest once near', () => {
     const blocks = [para(3000), para(3000), para(2000), para(2000), para(1500)]
     // From the end: 1500, 3500, 5500 fit; 8500 does not.
-    expect(blockModes(blocks, { streaming: false })).toEqual(['queue', 'queue', 'now', 'now', 'now'])
+    expect(blockModes(blocks, { streaming: false })).toEqual(['near', 'near', 'now', 'now', 'now'])
     // A single block longer than the limit is still parsed at once.
-    expect(blockModes([para(10), para(EAGER_CHARS * 2)], { streaming: false })).toEqual(['queue', 'now'])
+    expect(blockModes([para(10), para(EAGER_CHARS * 2)], { streaming: false })).toEqual(['near', 'now'])
+    // Streamed here: the end is queued, the rest waits to be near too.
+    expect(blockModes(blocks, { streaming: false, streamed: true })).toEqual([
+      'near',
+      'near',
+      'queue',
+      'queue',
+      'queue',
+    ])
+    expect(blockModes(blocks, { streaming: true })).toEqual(['near', 'near', 'queue', 'queue', 'hold'])
   })
 
   it('while streaming queues finished blocks and holds the tail until the stream pauses', () => {
@@ -129,9 +138,41 @@ describe('blockModes', () => {
   })
 })
 
+/**
+ * An IntersectionObserver driven by hand: `near(el?)` tells every observer watching `el` (or
+ * every element watched) that it is in view, as scrolling to it would. Nothing is reported
+ * otherwise, as for an element far below or above the viewport.
+ */
+const watched = new Set<{ el: Element; fire: (entries: IntersectionObserverEntry[]) => void }>()
+class HandObserver {
+  constructor(
+    private readonly callback: IntersectionObserverCallback,
+    readonly options?: IntersectionObserverInit,
+  ) {}
+  observe(el: Element) {
+    watched.add({
+      el,
+      fire: (entries) => this.callback(entries, this as unknown as IntersectionObserver),
+    })
+  }
+  unobserve(el: Element) {
+    for (const w of watched) if (w.el === el) watched.delete(w)
+  }
+  disconnect() {}
+}
+function near(el?: Element) {
+  for (const w of [...watched])
+    if (!el || w.el === el || w.el.contains(el))
+      w.fire([{ target: w.el, isIntersecting: true } as unknown as IntersectionObserverEntry])
+}
+
 describe('Markdown, progressively', () => {
   beforeAll(() => {
     ;(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true
+    vi.stubGlobal('IntersectionObserver', HandObserver)
+  })
+  afterAll(() => {
+    vi.unstubAllGlobals()
   })
   let root: Root | null = null
   let container: HTMLElement | null = null
@@ -150,9 +191,15 @@ describe('Markdown, progressively', () => {
     act(() => root!.render(<Markdown text={text} streaming={streaming} />))
     return container
   }
-  /** Lets the parsing queue's slices (after frames, or their timer fallback) and timers run. */
-  const drain = async () => {
-    for (let i = 0; i < 50; i++) await act(() => vi.advanceTimersByTimeAsync(100))
+  /**
+   * Lets the parsing queue's slices (after frames, or their timer fallback) and timers run;
+   * with `everything`, every block is near the viewport (a short reply, or one scrolled through).
+   */
+  const drain = async (everything = true) => {
+    for (let i = 0; i < 50; i++) {
+      if (everything) act(() => near())
+      await act(() => vi.advanceTimersByTimeAsync(100))
+    }
   }
 
   it('shows a streaming tail as plain text, parses finished blocks, and everything once settled', async () => {
@@ -196,5 +243,26 @@ describe('Markdown, progressively', () => {
     await drain()
     expect(el.querySelectorAll('.md-plain')).toHaveLength(0)
     expect(strong()).toHaveLength(40)
+  })
+
+  it('parses a block far from the viewport only once the reader scrolls near it', async () => {
+    vi.useFakeTimers()
+    const text = Array.from({ length: 30 }, (_, i) => `Part ${i} is **p${i}**. ${'y '.repeat(200)}`).join(
+      '\n\n',
+    )
+    const el = show(text, false)
+    const strong = () => [...el.querySelectorAll('strong')].map((s) => s.textContent)
+    expect(strong()).toContain('p29')
+    // Nothing is near: the blocks above the end stay as their text, however long it idles.
+    await drain(false)
+    expect(strong()).not.toContain('p0')
+    expect(strong()).not.toContain('p5')
+    const first = [...el.querySelectorAll('.md-plain')].find((p) => p.textContent?.startsWith('Part 5 '))
+    expect(first).toBeDefined()
+    // Scrolled to: that block is parsed, and only that one.
+    act(() => near(first))
+    await drain(false)
+    expect(strong()).toContain('p5')
+    expect(strong()).not.toContain('p0')
   })
 })
