@@ -74,11 +74,10 @@ const SETTLE_MS = 150
  * nears the viewport and the queue gets to it; `hold` shows it as plain text (a streaming
  * reply's growing tail: parsing it every frame is what made frames late).
  *
- * Each block is a box of its own. A streaming reply's blocks are ones the browser stops laying
- * out and painting while they are far from the viewport (`content-visibility: auto`, from the
- * frame after their first layout, so their size is known and kept): a reply growing below
- * thousands of lines, its blocks parsed off-screen, then costs a frame only what is near the
- * viewport.
+ * A block of a streaming reply is a box of its own, which the browser stops laying out and
+ * painting while it is far from the viewport (`content-visibility: auto`, from the frame after
+ * its first layout, so its size is known and kept): a reply growing below thousands of lines,
+ * its blocks parsed off-screen, then costs a frame only what is near the viewport.
  */
 const Block = memo(function Block({
   text,
@@ -103,13 +102,13 @@ const Block = memo(function Block({
   const [born] = useState(buried)
   useEffect(() => {
     const el = ref.current
-    if (ready || (mode !== 'queue' && mode !== 'near') || !el) return
+    if (ready || (mode !== 'queue' && mode !== 'near')) return
     let cancel = () => {}
     // Rendered at once, so the queue's budget counts the parse and the commit.
     const queue = () => (cancel = parsing.add(() => flushSync(() => setParsed(text)), text.length))
     // `near`: queued once it nears the viewport (a block far above the end of a long reply is
     // parsed when the reader scrolls to it).
-    const stopWatching = mode === 'near' ? whenNear(el, queue) : (queue(), () => {})
+    const stopWatching = mode === 'near' && el ? whenNear(el, queue) : (queue(), () => {})
     return () => {
       stopWatching()
       cancel()
@@ -128,19 +127,23 @@ const Block = memo(function Block({
     // Once, after the first layout.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [])
+  const content = ready ? (
+    <ReactMarkdown remarkPlugins={plugins} rehypePlugins={rehypePlugins as never} components={components}>
+      {text}
+    </ReactMarkdown>
+  ) : (
+    <p className="md-plain">{text}</p>
+  )
+  // A settled reply's blocks are never skipped: their elements go straight into the reply (a box
+  // per block costs a reply of hundreds of blocks a tenth of its first paint).
+  if (born < 0) return content
   return (
     <div
       ref={ref}
       className={`md-block${gap ? ` ${gap}` : ''}${born > 0 ? ' md-far' : ''}`}
       style={born > 0 ? { containIntrinsicSize: `auto none auto ${born}px` } : undefined}
     >
-      {ready ? (
-        <ReactMarkdown remarkPlugins={plugins} rehypePlugins={rehypePlugins as never} components={components}>
-          {text}
-        </ReactMarkdown>
-      ) : (
-        <p className="md-plain">{text}</p>
-      )}
+      {content}
     </div>
   )
 })

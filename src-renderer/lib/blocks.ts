@@ -232,7 +232,8 @@ export function blockModes(
   for (let i = blocks.length - 1; i >= 0; i--) {
     chars += blocks[i].length
     // The last block is always within reach: a single long one is still parsed at once.
-    modes[i] = chars > EAGER_CHARS && i < blocks.length - 1 ? 'near' : later ? 'queue' : 'now'
+    modes[i] =
+      chars > EAGER_CHARS && i < blocks.length - 1 ? (later ? 'near' : 'queue') : later ? 'queue' : 'now'
   }
   if (streaming && blocks.length > 0) modes[blocks.length - 1] = tailSettled ? 'queue' : 'hold'
   return modes
