@@ -5,8 +5,15 @@ import rehypeKatex from 'rehype-katex'
 import remarkGfm from 'remark-gfm'
 import remarkMath from 'remark-math'
 import 'katex/dist/katex.min.css'
-import { blockGaps, blockModes, splitBlocksIncremental, type BlockMode, type BlockSplit } from '../lib/blocks'
-import { nearWatcher } from '../lib/near'
+import {
+  blockEdges,
+  blockGaps,
+  blockModes,
+  splitBlocksIncremental,
+  type BlockMode,
+  type BlockSplit,
+  type Edge,
+} from '../lib/blocks'
 import { createWorkQueue, whenIdle } from '../lib/work-queue'
 import { CodeBlock } from './CodeBlock'
 
@@ -35,9 +42,6 @@ const components: Components = {
 
 /** Blocks waiting to be parsed, a few milliseconds' worth in each idle period. */
 const parsing = createWorkQueue({ schedule: whenIdle, now: () => performance.now(), budget: 6 })
-
-/** Blocks are parsed once this near the viewport (ahead of a reader scrolling to them). */
-const whenNear = nearWatcher('1500px 0px')
 
 /**
  * A block born this far (characters) above the end of a streaming reply is laid out only once
@@ -70,9 +74,8 @@ const SETTLE_MS = 150
 
 /**
  * One block, memoised on its text, mode and gap. `now` parses it in this render; `queue` shows
- * it as plain text until the parsing queue gets to it (then it stays parsed), `near` until it
- * nears the viewport and the queue gets to it; `hold` shows it as plain text (a streaming
- * reply's growing tail: parsing it every frame is what made frames late).
+ * it as plain text until the parsing queue gets to it (then it stays parsed); `hold` shows it as
+ * plain text (a streaming reply's growing tail: parsing it every frame is what made frames late).
  *
  * A block of a streaming reply is a box of its own, which the browser stops laying out and
  * painting while it is far from the viewport (`content-visibility: auto`, from the frame after
@@ -102,18 +105,9 @@ const Block = memo(function Block({
   const ref = useRef<HTMLDivElement>(null)
   const [born] = useState(buried)
   useEffect(() => {
-    const el = ref.current
-    if (ready || (mode !== 'queue' && mode !== 'near')) return
-    let cancel = () => {}
+    if (ready || mode !== 'queue') return
     // Rendered at once, so the queue's budget counts the parse and the commit.
-    const queue = () => (cancel = parsing.add(() => flushSync(() => setParsed(text)), text.length))
-    // `near`: queued once it nears the viewport (a block far above the end of a long reply is
-    // parsed when the reader scrolls to it).
-    const stopWatching = mode === 'near' && el ? whenNear(el, queue) : (queue(), () => {})
-    return () => {
-      stopWatching()
-      cancel()
-    }
+    return parsing.add(() => flushSync(() => setParsed(text)), text.length)
   }, [ready, mode, text])
   useEffect(() => {
     const el = ref.current
@@ -153,8 +147,7 @@ const Block = memo(function Block({
  * Assistant text as GitHub-flavoured markdown. Raw HTML is shown as literal text, never
  * rendered (react-markdown without rehype-raw); unsafe URLs are dropped by its default transform.
  * A long or streaming reply shows some blocks as plain text for a moment (see `blockModes`);
- * once it settles every block near the viewport is parsed, a few per frame, the newest first (the
- * rest as the reader scrolls to them).
+ * once it settles every block is parsed, a few per frame, the newest first.
  */
 export const Markdown = memo(function Markdown({
   text,
@@ -165,11 +158,13 @@ export const Markdown = memo(function Markdown({
 }) {
   // The previous split, resumed when the text grows (a streaming reply): each frame scans only
   // the new text, and the finished blocks keep their text, so their memo skips them.
-  const [last] = useState<{ split: BlockSplit | null; streamed: boolean; buried: number[] }>(() => ({
-    split: null,
-    streamed: false,
-    buried: [],
-  }))
+  const [last] = useState<{
+    split: BlockSplit | null
+    streamed: boolean
+    buried: number[]
+    edges: Array<readonly [Edge, Edge]>
+    edgesOf: string[]
+  }>(() => ({ split: null, streamed: false, buried: [], edges: [], edgesOf: [] }))
   const blocks = useMemo(() => {
     // A cache, not state: nothing renders from it.
     const before = last.split
@@ -200,7 +195,16 @@ export const Markdown = memo(function Markdown({
   // with the last delta does not also parse the end of the reply.
   if (streaming) last.streamed = true
   const modes = blockModes(blocks, { streaming, tailSettled: paused === text, streamed: last.streamed })
-  const gaps = useMemo(() => blockGaps(blocks), [blocks])
+  const gaps = useMemo(() => {
+    // Each block's edges are read once per text: per frame, only the blocks that changed.
+    last.edges.length = last.edgesOf.length = blocks.length
+    for (let i = 0; i < blocks.length; i++)
+      if (last.edgesOf[i] !== blocks[i]) {
+        last.edges[i] = blockEdges(blocks[i])
+        last.edgesOf[i] = blocks[i]
+      }
+    return blockGaps(last.edges)
+  }, [last, blocks])
   return (
     <div className="markdown" dir="auto">
       {blocks.map((b, i) => (

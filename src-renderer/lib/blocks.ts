@@ -163,11 +163,15 @@ export function splitBlocksIncremental(
       cutFrom = cut + 1
     }
     cuts = fixed
-    tail = [...cuts, ...restFrom(text, cutFrom, text.length, max)]
+    // The pieces still growing are copies too: a block keeps the string it was rendered with
+    // while its text stays equal (a memoised prop), so a piece that becomes final with the
+    // same text as in an earlier frame would keep that frame's whole reply alive. A copy costs
+    // at most two pieces per frame.
+    tail = [...cuts, ...restFrom(text, cutFrom, text.length, max).map(own)]
   } else {
     cuts = []
     cutFrom = tailStart
-    tail = [text.slice(tailStart)]
+    tail = [own(text.slice(tailStart))]
   }
   return {
     text,
@@ -198,10 +202,10 @@ function restFrom(text: string, from: number, end: number, max: number): string[
 
 /**
  * How each block renders: `now` (parsed in this render), `queue` (plain text until the parsing
- * queue gets to it), `near` (plain text until it nears the viewport, then queued), `hold` (plain
- * text, not parsed yet: a streaming reply's growing tail).
+ * queue gets to it), `hold` (plain text, not parsed yet: a streaming reply's growing tail, and
+ * its blocks far above the end).
  */
-export type BlockMode = 'now' | 'queue' | 'near' | 'hold'
+export type BlockMode = 'now' | 'queue' | 'hold'
 
 /** A settled reply up to this long parses at once; of a longer one, its last this many characters. */
 export const EAGER_CHARS = 6000
@@ -209,14 +213,14 @@ export const EAGER_CHARS = 6000
 /**
  * The modes of a reply's blocks. A short settled reply parses at once (it looks right in its
  * first frame). A long one parses its last EAGER_CHARS at once — the bottom, which is what a
- * reader sees on opening it — and leaves the rest until the reader scrolls near them, so opening
- * it costs about as much as opening a short one. While a reply streams its finished blocks are
- * queued and its tail is held as plain text until the stream pauses (`tailSettled`): per frame,
- * the work no longer depends on how much markdown the batch carried. A reply that `streamed`
- * into view queues its last EAGER_CHARS when it settles (the newest is parsed first, just after
- * that frame), so the frame that shows its last delta stays short. In both, blocks more than
- * EAGER_CHARS above the end wait until they near the viewport: a long reply that streamed past
- * is parsed where it is read, not all of it at once.
+ * reader sees on opening it — and queues the rest, so opening it costs about as much as opening
+ * a short one. While a reply streams its blocks near the end are queued, those more than
+ * EAGER_CHARS above it held (a reply streaming at full speed would otherwise parse all of itself
+ * while it streams, competing with its frames), and its tail is held as plain text until the
+ * stream pauses (`tailSettled`): per frame, the work no longer depends on how much markdown the
+ * batch carried. A reply that `streamed` into view queues every block when it settles (the
+ * newest is parsed first, just after that frame), so the frame that shows its last delta stays
+ * short.
  */
 export function blockModes(
   blocks: readonly string[],
@@ -226,14 +230,13 @@ export function blockModes(
     streamed = false,
   }: { streaming: boolean; tailSettled?: boolean; streamed?: boolean },
 ): BlockMode[] {
-  const later = streaming || streamed
   const modes = new Array<BlockMode>(blocks.length)
   let chars = 0
   for (let i = blocks.length - 1; i >= 0; i--) {
     chars += blocks[i].length
     // The last block is always within reach: a single long one is still parsed at once.
-    modes[i] =
-      chars > EAGER_CHARS && i < blocks.length - 1 ? (later ? 'near' : 'queue') : later ? 'queue' : 'now'
+    const far = chars > EAGER_CHARS && i < blocks.length - 1
+    modes[i] = streaming ? (far ? 'hold' : 'queue') : streamed || far ? 'queue' : 'now'
   }
   if (streaming && blocks.length > 0) modes[blocks.length - 1] = tailSettled ? 'queue' : 'hold'
   return modes
@@ -245,27 +248,32 @@ const HEADING = /^ {0,3}#{1,6}(?:[ \t]|$)/
 const RULE = /^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$/
 
 /** How a block begins or ends, as far as the space around it goes. */
-type Edge = 'heading' | 'rule' | 'text'
+export type Edge = 'heading' | 'rule' | 'text'
 
 function edge(line: string): Edge {
   return HEADING.test(line) ? 'heading' : RULE.test(line) ? 'rule' : 'text'
 }
 
+/** How a block begins and ends (its first and last lines), for the space around it. */
+export function blockEdges(block: string): readonly [Edge, Edge] {
+  const nl = block.indexOf('\n')
+  const first = edge(nl < 0 ? block : block.slice(0, nl))
+  return [first, nl < 0 ? first : edge(block.slice(block.lastIndexOf('\n') + 1))]
+}
+
 /**
  * The class that sets the space above each block (markdown.css), from how it begins and how
- * the block before it ends. Each block is laid out on its own (Markdown.tsx), so the margins of
- * neighbouring blocks no longer collapse into each other: the gap between two blocks is the one
- * the collapsed margins gave when the reply was one document (a heading keeps its wider space
- * above and its narrower one below, a rule its space on both sides).
+ * the block before it ends (`blockEdges`, which a streaming reply keeps for its finished
+ * blocks). A streaming reply's blocks are laid out on their own (Markdown.tsx), so the margins
+ * of neighbouring blocks no longer collapse into each other: the gap between two blocks is the
+ * one the collapsed margins give a settled reply (a heading keeps its wider space above and its
+ * narrower one below, a rule its space on both sides).
  */
-export function blockGaps(blocks: readonly string[]): string[] {
-  const gaps = new Array<string>(blocks.length)
-  let before: Edge | null = null
-  for (let i = 0; i < blocks.length; i++) {
-    const b = blocks[i]
-    const nl = b.indexOf('\n')
-    const first = edge(nl < 0 ? b : b.slice(0, nl))
-    const last = nl < 0 ? first : edge(b.slice(b.lastIndexOf('\n') + 1))
+export function blockGaps(edges: ReadonlyArray<readonly [Edge, Edge]>): string[] {
+  const gaps = new Array<string>(edges.length)
+  for (let i = 0; i < edges.length; i++) {
+    const first = edges[i][0]
+    const before = i > 0 ? edges[i - 1][1] : null
     gaps[i] =
       before === null
         ? ''
@@ -276,7 +284,6 @@ export function blockGaps(blocks: readonly string[]): string[] {
             : before === 'heading'
               ? 'gap-after-heading'
               : 'gap-text'
-    before = last
   }
   return gaps
 }

@@ -43,6 +43,8 @@ export const MAX_WAIT = 1000
 /** An idle period at least this long (ms) has no frame due: any job may run in it. */
 export const LONG_IDLE = 40
 
+const noop = () => {}
+
 export function createWorkQueue({ schedule, now, budget, maxWait = MAX_WAIT }: WorkQueueOptions): WorkQueue {
   // A stack (newest on top); a job taken back stays in it, marked, until it is popped.
   const stack: { job: () => void; size: number; live: boolean }[] = []
@@ -102,6 +104,9 @@ export function createWorkQueue({ schedule, now, budget, maxWait = MAX_WAIT }: W
       return () => {
         if (!entry.live) return
         entry.live = false
+        // Until it is popped it stays in the stack: it must not keep what the job holds (a
+        // streaming reply's block text can be a slice of the whole reply as it was then).
+        entry.job = noop
         live--
       }
     },

@@ -1,6 +1,6 @@
 import { act } from 'react'
 import { createRoot, type Root } from 'react-dom/client'
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { EAGER_CHARS, blockModes, splitBlocks } from '../../src-renderer/lib/blocks'
 import { LONG_IDLE, createWorkQueue, type IdleDeadline } from '../../src-renderer/lib/work-queue'
 import { Markdown } from '../../src-renderer/components/Markdown'
@@ -114,15 +114,15 @@ describe('blockModes', () => {
     expect(blockModes(blocks, { streaming: false })).toEqual(['queue', 'queue', 'now', 'now', 'now'])
     // A single block longer than the limit is still parsed at once.
     expect(blockModes([para(10), para(EAGER_CHARS * 2)], { streaming: false })).toEqual(['queue', 'now'])
-    // Streamed here: the end is queued, the rest waits until it is near the viewport.
+    // Streamed here: everything is queued; while streaming, the far blocks are held.
     expect(blockModes(blocks, { streaming: false, streamed: true })).toEqual([
-      'near',
-      'near',
+      'queue',
+      'queue',
       'queue',
       'queue',
       'queue',
     ])
-    expect(blockModes(blocks, { streaming: true })).toEqual(['near', 'near', 'queue', 'queue', 'hold'])
+    expect(blockModes(blocks, { streaming: true })).toEqual(['hold', 'hold', 'queue', 'queue', 'hold'])
   })
 
   it('while streaming queues finished blocks and holds the tail until the stream pauses', () => {
@@ -138,41 +138,9 @@ describe('blockModes', () => {
   })
 })
 
-/**
- * An IntersectionObserver driven by hand: `near(el?)` tells every observer watching `el` (or
- * every element watched) that it is in view, as scrolling to it would. Nothing is reported
- * otherwise, as for an element far below or above the viewport.
- */
-const watched = new Set<{ el: Element; fire: (entries: IntersectionObserverEntry[]) => void }>()
-class HandObserver {
-  constructor(
-    private readonly callback: IntersectionObserverCallback,
-    readonly options?: IntersectionObserverInit,
-  ) {}
-  observe(el: Element) {
-    watched.add({
-      el,
-      fire: (entries) => this.callback(entries, this as unknown as IntersectionObserver),
-    })
-  }
-  unobserve(el: Element) {
-    for (const w of watched) if (w.el === el) watched.delete(w)
-  }
-  disconnect() {}
-}
-function near(el?: Element) {
-  for (const w of [...watched])
-    if (!el || w.el === el || w.el.contains(el))
-      w.fire([{ target: w.el, isIntersecting: true } as unknown as IntersectionObserverEntry])
-}
-
 describe('Markdown, progressively', () => {
   beforeAll(() => {
     ;(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true
-    vi.stubGlobal('IntersectionObserver', HandObserver)
-  })
-  afterAll(() => {
-    vi.unstubAllGlobals()
   })
   let root: Root | null = null
   let container: HTMLElement | null = null
@@ -191,15 +159,9 @@ describe('Markdown, progressively', () => {
     act(() => root!.render(<Markdown text={text} streaming={streaming} />))
     return container
   }
-  /**
-   * Lets the parsing queue's slices (after frames, or their timer fallback) and timers run;
-   * with `everything`, every block is near the viewport (a short reply, or one scrolled through).
-   */
-  const drain = async (everything = true) => {
-    for (let i = 0; i < 50; i++) {
-      if (everything) act(() => near())
-      await act(() => vi.advanceTimersByTimeAsync(100))
-    }
+  /** Lets the parsing queue's slices (after frames, or their timer fallback) and timers run. */
+  const drain = async () => {
+    for (let i = 0; i < 50; i++) await act(() => vi.advanceTimersByTimeAsync(100))
   }
 
   it('shows a streaming tail as plain text, parses finished blocks, and everything once settled', async () => {
@@ -245,27 +207,22 @@ describe('Markdown, progressively', () => {
     expect(strong()).toHaveLength(40)
   })
 
-  it('parses a block of a long streamed reply far from the viewport once the reader scrolls near it', async () => {
+  it('holds the blocks of a long streaming reply far above its end, and parses them once it settles', async () => {
     vi.useFakeTimers()
     const text = Array.from({ length: 30 }, (_, i) => `Part ${i} is **p${i}**. ${'y '.repeat(200)}`).join(
       '\n\n',
     )
-    show(text, true)
-    const el = show(text, false)
+    const el = show(text, true)
     const strong = () => [...el.querySelectorAll('strong')].map((s) => s.textContent)
-    await drain(false)
-    // Its end (where the reader is) is parsed soon after it settles.
-    expect(strong()).toContain('p29')
-    // Nothing is near: the blocks above the end stay as their text, however long it idles.
-    await drain(false)
+    // Streaming, however long it idles: the blocks near the end are parsed, the far ones not.
+    await drain()
+    expect(strong()).toContain('p28')
     expect(strong()).not.toContain('p0')
-    expect(strong()).not.toContain('p5')
-    const first = [...el.querySelectorAll('.md-plain')].find((p) => p.textContent?.startsWith('Part 5 '))
-    expect(first).toBeDefined()
-    // Scrolled to: that block is parsed, and only that one.
-    act(() => near(first))
-    await drain(false)
-    expect(strong()).toContain('p5')
-    expect(strong()).not.toContain('p0')
+    expect(strong()).not.toContain('p10')
+    // Settled: every block is queued, and parsed.
+    show(text, false)
+    await drain()
+    expect(el.querySelectorAll('.md-plain')).toHaveLength(0)
+    expect(strong()).toHaveLength(30)
   })
 })
