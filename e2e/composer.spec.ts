@@ -50,4 +50,27 @@ test.describe('composer', () => {
     await page.keyboard.press('Escape')
     await expect(page.getByRole('button', { name: 'Stop' })).toHaveCount(0)
   })
+
+  test('a chat that opens while the reader types in the search box leaves the focus there', async ({
+    page,
+    host,
+  }) => {
+    await host.rpc('sessions.create', { title: 'Another chat' })
+    const other = await host.rpc('sessions.create', { title: 'Opened meanwhile' })
+    await openApp(page, host)
+    // A chat opened without a click in it (the app opening its last chat as it starts, a link)
+    // while the search box has the focus: what is typed next still goes to the search.
+    const search = page.getByRole('searchbox', { name: 'Search messages' })
+    await search.focus()
+    await page.evaluate((id) => (window.location.hash = `#/s/${id}`), other.session_id)
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText('Opened meanwhile')
+    await page.keyboard.type('durability')
+    await expect(search).toHaveValue('durability')
+    await expect(composer(page)).toHaveValue('')
+    // Opened from the sidebar (the focus on its link, not in a field): ready to type into.
+    await search.press('Escape')
+    await page.getByRole('link', { name: 'Another chat' }).click()
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText('Another chat')
+    await expect(composer(page)).toBeFocused()
+  })
 })

@@ -116,9 +116,16 @@ export function Composer() {
     el.style.height = `${Math.min(el.scrollHeight, MAX_HEIGHT)}px`
   }, [text])
 
-  // A newly opened conversation is ready to type into, unless an approval holds the focus.
+  // A newly opened conversation is ready to type into, unless an approval holds the focus or
+  // the reader is typing somewhere else (the search box, while the app opens its last chat):
+  // their next keys must not land in the message.
   useEffect(() => {
-    if (pendingInteractions(store.getState().transcript).length === 0) ref.current?.focus()
+    const active = document.activeElement
+    const typing =
+      active instanceof HTMLElement &&
+      active !== ref.current &&
+      (active.isContentEditable || active.matches('input, textarea, select'))
+    if (!typing && pendingInteractions(store.getState().transcript).length === 0) ref.current?.focus()
   }, [sessionId, store])
 
   const submit = () => {
