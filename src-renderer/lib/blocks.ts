@@ -163,15 +163,11 @@ export function splitBlocksIncremental(
       cutFrom = cut + 1
     }
     cuts = fixed
-    // The pieces still growing are copies too: a block keeps the string it was rendered with
-    // while its text stays equal (a memoised prop), so a piece that becomes final with the
-    // same text as in an earlier frame would keep that frame's whole reply alive. A copy costs
-    // at most two pieces per frame.
-    tail = [...cuts, ...restFrom(text, cutFrom, text.length, max).map(own)]
+    tail = [...cuts, ...restFrom(text, cutFrom, text.length, max)]
   } else {
     cuts = []
     cutFrom = tailStart
-    tail = [own(text.slice(tailStart))]
+    tail = [text.slice(tailStart)]
   }
   return {
     text,
@@ -202,8 +198,7 @@ function restFrom(text: string, from: number, end: number, max: number): string[
 
 /**
  * How each block renders: `now` (parsed in this render), `queue` (plain text until the parsing
- * queue gets to it), `hold` (plain text, not parsed yet: a streaming reply's growing tail, and
- * its blocks far above the end).
+ * queue gets to it), `hold` (plain text, not parsed yet: a streaming reply's growing tail).
  */
 export type BlockMode = 'now' | 'queue' | 'hold'
 
@@ -214,13 +209,11 @@ export const EAGER_CHARS = 6000
  * The modes of a reply's blocks. A short settled reply parses at once (it looks right in its
  * first frame). A long one parses its last EAGER_CHARS at once — the bottom, which is what a
  * reader sees on opening it — and queues the rest, so opening it costs about as much as opening
- * a short one. While a reply streams its blocks near the end are queued, those more than
- * EAGER_CHARS above it held (a reply streaming at full speed would otherwise parse all of itself
- * while it streams, competing with its frames), and its tail is held as plain text until the
- * stream pauses (`tailSettled`): per frame, the work no longer depends on how much markdown the
- * batch carried. A reply that `streamed` into view queues every block when it settles (the
- * newest is parsed first, just after that frame), so the frame that shows its last delta stays
- * short.
+ * a short one. While a reply streams its finished blocks are queued and its tail is held as
+ * plain text until the stream pauses (`tailSettled`): per frame, the work no longer depends on
+ * how much markdown the batch carried. A reply that `streamed` into view queues every block
+ * when it settles (the newest is parsed first, just after that frame), so the frame that shows
+ * its last delta stays short.
  */
 export function blockModes(
   blocks: readonly string[],
@@ -230,60 +223,16 @@ export function blockModes(
     streamed = false,
   }: { streaming: boolean; tailSettled?: boolean; streamed?: boolean },
 ): BlockMode[] {
-  const modes = new Array<BlockMode>(blocks.length)
+  const modes: BlockMode[] = new Array<BlockMode>(blocks.length).fill(streaming || streamed ? 'queue' : 'now')
+  if (streamed && !streaming) return modes
+  if (streaming) {
+    if (blocks.length > 0) modes[blocks.length - 1] = tailSettled ? 'queue' : 'hold'
+    return modes
+  }
   let chars = 0
   for (let i = blocks.length - 1; i >= 0; i--) {
     chars += blocks[i].length
-    // The last block is always within reach: a single long one is still parsed at once.
-    const far = chars > EAGER_CHARS && i < blocks.length - 1
-    modes[i] = streaming ? (far ? 'hold' : 'queue') : streamed || far ? 'queue' : 'now'
+    if (chars > EAGER_CHARS && i < blocks.length - 1) modes[i] = 'queue'
   }
-  if (streaming && blocks.length > 0) modes[blocks.length - 1] = tailSettled ? 'queue' : 'hold'
   return modes
-}
-
-/** An ATX heading line (`# …` to `###### …`). */
-const HEADING = /^ {0,3}#{1,6}(?:[ \t]|$)/
-/** A thematic break alone on its line (`---`, `***`, `___`). */
-const RULE = /^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$/
-
-/** How a block begins or ends, as far as the space around it goes. */
-export type Edge = 'heading' | 'rule' | 'text'
-
-function edge(line: string): Edge {
-  return HEADING.test(line) ? 'heading' : RULE.test(line) ? 'rule' : 'text'
-}
-
-/** How a block begins and ends (its first and last lines), for the space around it. */
-export function blockEdges(block: string): readonly [Edge, Edge] {
-  const nl = block.indexOf('\n')
-  const first = edge(nl < 0 ? block : block.slice(0, nl))
-  return [first, nl < 0 ? first : edge(block.slice(block.lastIndexOf('\n') + 1))]
-}
-
-/**
- * The class that sets the space above each block (markdown.css), from how it begins and how
- * the block before it ends (`blockEdges`, which a streaming reply keeps for its finished
- * blocks). A streaming reply's blocks are laid out on their own (Markdown.tsx), so the margins
- * of neighbouring blocks no longer collapse into each other: the gap between two blocks is the
- * one the collapsed margins give a settled reply (a heading keeps its wider space above and its
- * narrower one below, a rule its space on both sides).
- */
-export function blockGaps(edges: ReadonlyArray<readonly [Edge, Edge]>): string[] {
-  const gaps = new Array<string>(edges.length)
-  for (let i = 0; i < edges.length; i++) {
-    const first = edges[i][0]
-    const before = i > 0 ? edges[i - 1][1] : null
-    gaps[i] =
-      before === null
-        ? ''
-        : first === 'heading'
-          ? 'gap-heading'
-          : first === 'rule' || before === 'rule'
-            ? 'gap-rule'
-            : before === 'heading'
-              ? 'gap-after-heading'
-              : 'gap-text'
-  }
-  return gaps
 }

@@ -114,15 +114,6 @@ describe('blockModes', () => {
     expect(blockModes(blocks, { streaming: false })).toEqual(['queue', 'queue', 'now', 'now', 'now'])
     // A single block longer than the limit is still parsed at once.
     expect(blockModes([para(10), para(EAGER_CHARS * 2)], { streaming: false })).toEqual(['queue', 'now'])
-    // Streamed here: everything is queued; while streaming, the far blocks are held.
-    expect(blockModes(blocks, { streaming: false, streamed: true })).toEqual([
-      'queue',
-      'queue',
-      'queue',
-      'queue',
-      'queue',
-    ])
-    expect(blockModes(blocks, { streaming: true })).toEqual(['hold', 'hold', 'queue', 'queue', 'hold'])
   })
 
   it('while streaming queues finished blocks and holds the tail until the stream pauses', () => {
@@ -205,24 +196,5 @@ describe('Markdown, progressively', () => {
     await drain()
     expect(el.querySelectorAll('.md-plain')).toHaveLength(0)
     expect(strong()).toHaveLength(40)
-  })
-
-  it('holds the blocks of a long streaming reply far above its end, and parses them once it settles', async () => {
-    vi.useFakeTimers()
-    const text = Array.from({ length: 30 }, (_, i) => `Part ${i} is **p${i}**. ${'y '.repeat(200)}`).join(
-      '\n\n',
-    )
-    const el = show(text, true)
-    const strong = () => [...el.querySelectorAll('strong')].map((s) => s.textContent)
-    // Streaming, however long it idles: the blocks near the end are parsed, the far ones not.
-    await drain()
-    expect(strong()).toContain('p28')
-    expect(strong()).not.toContain('p0')
-    expect(strong()).not.toContain('p10')
-    // Settled: every block is queued, and parsed.
-    show(text, false)
-    await drain()
-    expect(el.querySelectorAll('.md-plain')).toHaveLength(0)
-    expect(strong()).toHaveLength(30)
   })
 })
