@@ -3,7 +3,7 @@ import { newId } from '../../src-shared/ids'
 import type { ForkRequest, Session, Sessions } from '../../src-shared/sdk/api'
 import { parseRequest, type Method, type ParsedRequestOf } from '../../src-shared/schemas'
 import type { SearchHit, SecurityMode, SessionInfoMutation, TrashedSessionInfo } from '../../src-shared/types'
-import type { CommandRow, SessionRow } from '../store'
+import { rootSessionRow, type CommandRow } from '../store'
 import { SessionCore, type SessionDeps } from './session'
 import { ContextCache } from './session/model-context'
 import { exportChat, importChat } from './transfer'
@@ -121,30 +121,16 @@ export class SessionRegistry {
       )
     const t = Date.now()
     const defaults = this.base.defaults()
-    const row: SessionRow = {
+    const row = rootSessionRow({
       session_id,
       title: opts.title?.trim() || 'New chat',
       created_at: t,
       updated_at: t,
-      archived: false,
-      removed: false,
-      paused: false,
       model: defaults.model,
       security: defaults.security,
       env: defaults.workspace ? { workspace: defaults.workspace } : {},
       plugins: defaults.plugins,
-      allowed_tools: [],
-      parent_session_id: null,
-      fork_seq: 0,
-      fork_message_id: null,
-      fork_snapshot_id: null,
-      fork_operation_id: null,
-      visible_from_seq: 0,
-      context_from_seq: 0,
-      last_seq: 0,
-      message_count: 0,
-      head_snapshot_id: null,
-    }
+    })
     store.createSession(row)
     const s = this.core(session_id)
     this.added(s)

@@ -1,7 +1,7 @@
 import { ArborError } from '../../../src-shared/errors'
 import { newId } from '../../../src-shared/ids'
 import type { MessagePart, SecurityMode, SessionMessage } from '../../../src-shared/types'
-import type { SessionRow, Store } from '../../store'
+import { rootSessionRow, type SessionRow, type Store } from '../../store'
 import type { Model } from '../models/types'
 import { CHAT_FILE_FORMAT, CHAT_FILE_VERSION, chatFile, type ChatFile, type ChatFileMessage } from './format'
 
@@ -112,30 +112,20 @@ export function importChat(store: Store, data: string, opts: ImportOptions): Ses
       const parentId = s.parent_session_id === null ? null : ids.get(s.parent_session_id)!
       const inherited = parentId ? lineages.get(parentId)!.slice(0, s.fork_seq) : []
       if (parentId === null) {
-        store.createSession({
-          session_id,
-          title: s.title,
-          created_at: s.created_at,
-          updated_at: opts.now,
-          archived: false,
-          removed: false,
-          paused: false,
-          model,
-          security: opts.defaults.security,
-          env: {},
-          plugins: opts.defaults.plugins,
-          allowed_tools: [],
-          parent_session_id: null,
-          fork_seq: 0,
-          fork_message_id: null,
-          fork_snapshot_id: null,
-          fork_operation_id: null,
-          visible_from_seq: s.visible_from_seq,
-          context_from_seq: s.context_from_seq,
-          last_seq: 0,
-          message_count: 0,
-          head_snapshot_id: null,
-        })
+        store.createSession(
+          rootSessionRow({
+            session_id,
+            title: s.title,
+            created_at: s.created_at,
+            updated_at: opts.now,
+            model,
+            security: opts.defaults.security,
+            env: {},
+            plugins: opts.defaults.plugins,
+            visible_from_seq: s.visible_from_seq,
+            context_from_seq: s.context_from_seq,
+          }),
+        )
       } else {
         const parent = store.getSession(parentId)!
         const state = {
