@@ -4,6 +4,7 @@ import { pendingInteractions } from '../state/transcript'
 import { MAX_TEXT_CHARS } from '../../src-shared/limits'
 import type { Attachment } from '../../src-shared/types'
 import { readFiles, textAsFile } from '../lib/attachments'
+import { typing } from '../lib/shortcuts'
 import { AttachmentChips } from './Attachments'
 import { PromptMenu, ResourcePicker, usePromptMenu } from './McpComposer'
 
@@ -121,11 +122,8 @@ export function Composer() {
   // their next keys must not land in the message.
   useEffect(() => {
     const active = document.activeElement
-    const typing =
-      active instanceof HTMLElement &&
-      active !== ref.current &&
-      (active.isContentEditable || active.matches('input, textarea, select'))
-    if (!typing && pendingInteractions(store.getState().transcript).length === 0) ref.current?.focus()
+    const elsewhere = active !== ref.current && typing(active)
+    if (!elsewhere && pendingInteractions(store.getState().transcript).length === 0) ref.current?.focus()
   }, [sessionId, store])
 
   const submit = () => {

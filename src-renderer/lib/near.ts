@@ -1,10 +1,10 @@
 /**
  * Calls back once an element comes near the viewport, through one IntersectionObserver per
  * scroll container for every element watched in it: work a reader cannot see yet (highlighting
- * a code block) waits until it is about to be seen. The margin
- * is around the element's scroll container (the closest `[data-near-root]`, else the window):
- * around the window alone it would never reach what the container clips. Where there is no
- * IntersectionObserver (tests), it calls back at once.
+ * a code block) waits until it is about to be seen. The margin is around the element's scroll
+ * container (the closest `[data-near-root]`, else the window): around the window alone it would
+ * never reach what the container clips. Where there is no IntersectionObserver (tests), it calls
+ * back at once.
  */
 export type WhenNear = (el: Element, near: () => void) => () => void
 

@@ -30,7 +30,8 @@ export const SHORTCUTS: Shortcut[] = [
 
 type KeyLike = Pick<KeyboardEvent, 'key' | 'ctrlKey' | 'metaKey' | 'altKey' | 'shiftKey'>
 
-function typing(target: EventTarget | null): boolean {
+/** Whether `target` takes typed text (a field, a list box, an editable element). */
+export function typing(target: EventTarget | null): boolean {
   if (!(target instanceof HTMLElement)) return false
   return target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName)
 }
