@@ -7,6 +7,10 @@
  * tops of the blocks are recomputed lazily from the first block whose sum changed (a new height
  * of the streaming last row touches the last block only). Unmeasured rows count a fixed
  * estimate, so a measurement moves only the rows below it.
+ *
+ * A block's first row and top are counted from a point before the first block (`starts[0]`,
+ * `tops[0]`), so rows put in front (an older page) add blocks with smaller ones and the blocks
+ * already here keep theirs: nothing is renumbered or re-added.
  */
 
 const BLOCK = 256
@@ -32,8 +36,9 @@ export class RowLayout {
   private heights: number[][] = []
   private sizes: number[] = []
   private sums: number[] = []
+  /** Row i is at `starts[0] + i`. */
   private starts: number[] = []
-  /** Valid for the blocks before `valid`. */
+  /** Valid for the blocks before `valid` (≥ 1 while there are blocks: `tops[0]` is the origin). */
   private tops: number[] = []
   private valid = 0
   private synced: RowSource['growth'] | null = null
@@ -78,7 +83,8 @@ export class RowLayout {
     }
     this.starts = starts
     this.length = at
-    this.valid = 0
+    this.tops = sizes.length ? [0] : []
+    this.valid = this.tops.length
   }
 
   reset(keys: string[], heightOf: HeightOf): void {
@@ -90,11 +96,12 @@ export class RowLayout {
     this.restart()
   }
 
-  /** Rows added before the first one. */
+  /** Rows added before the first one: new blocks count back from the first block's origin. */
   prepend(keys: string[], heightOf: HeightOf): void {
     if (keys.length === 0) return
+    if (this.sizes.length === 0) return this.reset(keys, heightOf)
     // Fill the first block up to BLOCK, then whole blocks in front of it (a partial one first).
-    const room = this.sizes.length > 0 ? Math.max(0, BLOCK - this.sizes[0]) : 0
+    const room = Math.max(0, BLOCK - this.sizes[0])
     const split = Math.max(0, keys.length - room)
     if (split < keys.length) {
       const fill = keys.slice(split)
@@ -103,13 +110,31 @@ export class RowLayout {
       this.heights[0] = heights.concat(this.heights[0])
       this.sizes[0] += fill.length
       this.sums[0] += sum
+      // The block now starts earlier; where it ends (and every block after it) stays.
+      this.starts[0] -= fill.length
+      this.tops[0] -= sum
     }
     const b = this.blocksOf(keys.slice(0, split), heightOf, true)
+    const n = b.sizes.length
+    const starts = new Array<number>(n)
+    const tops = new Array<number>(n)
+    let at = this.starts[0]
+    let top = this.tops[0]
+    for (let k = n - 1; k >= 0; k--) {
+      at -= b.sizes[k]
+      top -= b.sums[k]
+      starts[k] = at
+      tops[k] = top
+    }
     this.keys = b.keys.concat(this.keys)
     this.heights = b.heights.concat(this.heights)
     this.sizes = b.sizes.concat(this.sizes)
     this.sums = b.sums.concat(this.sums)
-    this.restart()
+    this.starts = starts.concat(this.starts)
+    // The tops known so far stay known; past them, refresh() goes on as before.
+    this.tops = tops.concat(this.tops.slice(0, this.valid))
+    this.valid += n
+    this.length += keys.length
   }
 
   /** Rows added after the last one. */
@@ -136,7 +161,11 @@ export class RowLayout {
       at += this.sizes[k]
     }
     // The tops of the blocks so far stand; the new blocks are past `valid` anyway.
-    this.length = at
+    this.length = at - this.starts[0]
+    if (n === 0) {
+      this.tops = [0]
+      this.valid = 1
+    }
   }
 
   /**
@@ -163,20 +192,27 @@ export class RowLayout {
   }
 
   private blockAt(i: number): number {
+    const { starts } = this
+    const at = starts[0] + i
     let lo = 0
-    let hi = this.starts.length - 1
+    let hi = starts.length - 1
     while (lo < hi) {
       const mid = (lo + hi + 1) >> 1
-      if (this.starts[mid] <= i) lo = mid
+      if (starts[mid] <= at) lo = mid
       else hi = mid - 1
     }
     return lo
   }
 
+  /** Index of block b's first row. */
+  private first(b: number): number {
+    return this.starts[b] - this.starts[0]
+  }
+
   keyAt(i: number): string | undefined {
     if (i < 0 || i >= this.length) return undefined
     const b = this.blockAt(i)
-    return this.keys[b][i - this.starts[b]]
+    return this.keys[b][i - this.first(b)]
   }
 
   /** Sets the height of row i; true when it changed. */
@@ -184,7 +220,7 @@ export class RowLayout {
     if (i < 0 || i >= this.length) return false
     const b = this.blockAt(i)
     const heights = this.heights[b]
-    const j = i - this.starts[b]
+    const j = i - this.first(b)
     if (heights[j] === h) return false
     this.sums[b] += h - heights[j]
     heights[j] = h
@@ -192,11 +228,12 @@ export class RowLayout {
     return true
   }
 
+  /** Brings the tops up to date; a top is then counted from the first block's (`tops[0]`). */
   private refresh() {
     const { sums, tops } = this
     const n = sums.length
     tops.length = n
-    for (let b = this.valid; b < n; b++) tops[b] = b === 0 ? 0 : tops[b - 1] + sums[b - 1]
+    for (let b = Math.max(1, this.valid); b < n; b++) tops[b] = tops[b - 1] + sums[b - 1]
     this.valid = n
   }
 
@@ -204,7 +241,7 @@ export class RowLayout {
   total(): number {
     this.refresh()
     const n = this.sums.length
-    return n === 0 ? 0 : this.tops[n - 1] + this.sums[n - 1]
+    return n === 0 ? 0 : this.tops[n - 1] + this.sums[n - 1] - this.tops[0]
   }
 
   /** The top of row i (the total height for i = length). */
@@ -214,8 +251,8 @@ export class RowLayout {
     this.refresh()
     const b = this.blockAt(i)
     const heights = this.heights[b]
-    let t = this.tops[b]
-    for (let j = 0, end = i - this.starts[b]; j < end; j++) t += heights[j]
+    let t = this.tops[b] - this.tops[0]
+    for (let j = 0, end = i - this.first(b); j < end; j++) t += heights[j]
     return t
   }
 
@@ -224,11 +261,12 @@ export class RowLayout {
     if (this.length === 0) return 0
     this.refresh()
     const { sizes, tops } = this
+    const v = tops[0] + y
     let lo = 0
     let hi = sizes.length - 1
     while (lo < hi) {
       const mid = (lo + hi + 1) >> 1
-      if (tops[mid] <= y) lo = mid
+      if (tops[mid] <= v) lo = mid
       else hi = mid - 1
     }
     // Walk on while the next row's top is still ≤ y (into later blocks too, past empty heights).
@@ -238,16 +276,16 @@ export class RowLayout {
     for (;;) {
       if (j + 1 < sizes[b]) {
         const h = this.heights[b][j]
-        if (t + h > y) break
+        if (t + h > v) break
         t += h
         j++
-      } else if (b + 1 < sizes.length && tops[b + 1] <= y) {
+      } else if (b + 1 < sizes.length && tops[b + 1] <= v) {
         b++
         j = 0
         t = tops[b]
       } else break
     }
-    return this.starts[b] + j
+    return this.first(b) + j
   }
 
   /** The rows to render for a viewport, with `overscan` pixels above and below. */
@@ -256,7 +294,7 @@ export class RowLayout {
     this.refresh()
     const { sums, tops } = this
     // First row whose bottom reaches the top edge (zero-height rows at the edge are kept).
-    const edge = Math.max(0, scrollTop - overscan)
+    const edge = Math.max(0, scrollTop - overscan) + tops[0]
     let lo = 0
     let hi = sums.length - 1
     while (lo < hi) {
@@ -268,7 +306,7 @@ export class RowLayout {
     let t = tops[lo]
     let j = 0
     while (j < this.sizes[lo] - 1 && t + heights[j] < edge) t += heights[j++]
-    const start = this.starts[lo] + j
+    const start = this.first(lo) + j
     const end = Math.min(this.length, this.indexAt(scrollTop + viewport + overscan) + 1)
     return { start, end: Math.max(end, start + 1) }
   }

@@ -38,9 +38,9 @@ function chunked(run: readonly SessionMessage[]): Chunk[] {
   return out
 }
 
-function startsOf(chunks: readonly Chunk[]): number[] {
+function startsOf(chunks: readonly Chunk[], first = 0): number[] {
   const starts = new Array<number>(chunks.length)
-  let at = 0
+  let at = first
   for (let c = 0; c < chunks.length; c++) {
     starts[c] = at
     at += chunks[c].length
@@ -51,7 +51,12 @@ function startsOf(chunks: readonly Chunk[]): number[] {
 export class MessageList implements Iterable<SessionMessage> {
   private constructor(
     private readonly chunks: readonly Chunk[],
-    /** Index of each chunk's first message. */
+    /**
+     * Where each chunk's first message sits, counted from a point before the first chunk
+     * (`starts[0]`): message i is at `starts[0] + i`. Messages put in front make new chunks with
+     * smaller starts, and the chunks after them keep theirs, so an older page never renumbers
+     * the chunks already here.
+     */
     private readonly starts: readonly number[],
     readonly length: number,
     private readonly seqs: Map<string, number>,
@@ -71,14 +76,20 @@ export class MessageList implements Iterable<SessionMessage> {
     return new MessageList(chunks, starts, length, this.seqs, growth)
   }
 
+  /** Index of chunk c's first message. */
+  private base(c: number): number {
+    return this.starts[c] - this.starts[0]
+  }
+
   /** The chunk holding index i (0 ≤ i < length). */
   private chunkAt(i: number): number {
     const { starts } = this
+    const at = starts[0] + i
     let lo = 0
     let hi = starts.length - 1
     while (lo < hi) {
       const mid = (lo + hi + 1) >> 1
-      if (starts[mid] <= i) lo = mid
+      if (starts[mid] <= at) lo = mid
       else hi = mid - 1
     }
     return lo
@@ -87,7 +98,7 @@ export class MessageList implements Iterable<SessionMessage> {
   at(i: number): SessionMessage | undefined {
     if (i < 0 || i >= this.length) return undefined
     const c = this.chunkAt(i)
-    return this.chunks[c][i - this.starts[c]]
+    return this.chunks[c][i - this.base(c)]
   }
 
   last(): SessionMessage | undefined {
@@ -100,9 +111,9 @@ export class MessageList implements Iterable<SessionMessage> {
     const to = Math.min(this.length, end)
     const out: SessionMessage[] = []
     if (from >= to) return out
-    for (let c = this.chunkAt(from); c < this.chunks.length && this.starts[c] < to; c++) {
+    for (let c = this.chunkAt(from); c < this.chunks.length && this.base(c) < to; c++) {
       const chunk = this.chunks[c]
-      const base = this.starts[c]
+      const base = this.base(c)
       for (let j = Math.max(0, from - base); j < chunk.length && base + j < to; j++) out.push(chunk[j])
     }
     return out
@@ -127,8 +138,12 @@ export class MessageList implements Iterable<SessionMessage> {
 
   /** Index of the first message with a seq ≥ `seq` (or > `seq` when `after`). */
   private bound(seq: number, after: boolean): number {
-    const { chunks, starts } = this
+    const { chunks } = this
     const before = (s: number) => (after ? s <= seq : s < seq)
+    // Outside the loaded range (an older page's messages, a new one at the end): no search.
+    if (chunks.length === 0 || !before(chunks[0][0].seq)) return 0
+    const tail = chunks[chunks.length - 1]
+    if (before(tail[tail.length - 1].seq)) return this.length
     // The first chunk whose last message is not before seq; then within it.
     let lo = 0
     let hi = chunks.length
@@ -147,7 +162,7 @@ export class MessageList implements Iterable<SessionMessage> {
       if (before(chunk[mid].seq)) a = mid + 1
       else b = mid
     }
-    return starts[lo] + a
+    return this.base(lo) + a
   }
 
   /** Index of a message, or -1; with its seq when known (a page's items): no lookup by id. */
@@ -184,7 +199,7 @@ export class MessageList implements Iterable<SessionMessage> {
         chunks[c] = chunks[c].slice()
         copied.add(c)
       }
-      ;(chunks[c] as SessionMessage[])[i - this.starts[c]] = message
+      ;(chunks[c] as SessionMessage[])[i - this.base(c)] = message
     }
     return this.with(chunks, this.starts, this.length, this.growth)
   }
@@ -228,8 +243,9 @@ export class MessageList implements Iterable<SessionMessage> {
     const merged = split < run.length ? run.slice(split).concat(head) : head
     const lead = added.concat(merged.length ? [merged] : [])
     const chunks = lead.concat(this.chunks.slice(1))
-    // The old chunks' starts move by the run's length (read from the starts, not the chunks).
-    const starts = startsOf(lead).concat(this.starts.slice(1).map((at) => at + run.length))
+    // The chunks after the first keep their starts; the new ones count back from the first's end.
+    const end = this.starts.length > 1 ? this.starts[1] : (this.starts[0] ?? 0) + this.length
+    const starts = startsOf(lead, end - run.length - head.length).concat(this.starts.slice(1))
     const growth = { ...this.growth, front: this.growth.front + run.length }
     return this.with(chunks, starts, this.length + run.length, growth)
   }
@@ -262,7 +278,7 @@ export class MessageList implements Iterable<SessionMessage> {
     const i = this.bound(message.seq, true)
     const c = this.chunkAt(Math.min(i, this.length - 1))
     const chunk = this.chunks[c].slice()
-    chunk.splice(i - this.starts[c], 0, message)
+    chunk.splice(i - this.base(c), 0, message)
     // A chunk that grew to twice the size is cut in two, so chunks stay short.
     const pieces = chunk.length >= 2 * CHUNK ? [chunk.slice(0, CHUNK), chunk.slice(CHUNK)] : [chunk]
     const chunks = [...this.chunks.slice(0, c), ...pieces, ...this.chunks.slice(c + 1)]
@@ -272,7 +288,7 @@ export class MessageList implements Iterable<SessionMessage> {
 
   private removeAt(i: number): MessageList {
     const c = this.chunkAt(i)
-    const chunk = this.chunks[c].filter((_, j) => j !== i - this.starts[c])
+    const chunk = this.chunks[c].filter((_, j) => j !== i - this.base(c))
     const chunks = [...this.chunks.slice(0, c), ...(chunk.length ? [chunk] : []), ...this.chunks.slice(c + 1)]
     const growth = { ...this.growth, reorders: this.growth.reorders + 1 }
     return this.with(chunks, startsOf(chunks), this.length - 1, growth)
