@@ -1,6 +1,7 @@
 import { ipcMain, type WebContents, type IpcMainInvokeEvent } from 'electron'
 import { EVENT_CHANNEL, INVOKE_CHANNEL } from '../../src-shared/channels'
 import type { ServerEvent } from '../../src-shared/types'
+import { deltaBursts } from './delta-bursts'
 import type { Peer, Router } from './router'
 
 /**
@@ -13,12 +14,11 @@ export function bindElectronIpc(router: Router, isTrustedUrl: (url: string) => b
   const peerFor = (contents: WebContents): Peer => {
     let peer = peers.get(contents.id)
     if (!peer) {
-      peer = {
-        id: `wc-${contents.id}`,
-        send(event: ServerEvent) {
-          if (!contents.isDestroyed()) contents.send(EVENT_CHANNEL, event)
-        },
-      }
+      // A burst of deltas (a model at full speed) crosses as its first delta and one joined event.
+      const bursts = deltaBursts((event: ServerEvent) => {
+        if (!contents.isDestroyed()) contents.send(EVENT_CHANNEL, event)
+      })
+      peer = { id: `wc-${contents.id}`, send: bursts.send }
       peers.set(contents.id, peer)
       const p = peer
       contents.once('destroyed', () => {

@@ -12,6 +12,7 @@ import {
 } from '../../src-shared/schemas'
 import type { ServerEvent } from '../../src-shared/types'
 import { newId } from '../../src-shared/ids'
+import { deltaBursts } from './delta-bursts'
 import type { Peer, Router } from './router'
 
 export interface BrowserHost {
@@ -194,6 +195,10 @@ export async function startBrowserHost(opts: {
         setImmediate(flush)
       } else write(frame)
     }
+    // A burst of deltas (a model at full speed) leaves as its first delta and one joined frame.
+    const bursts = deltaBursts((event) => {
+      if (ws.readyState === ws.OPEN) queue(JSON.stringify({ event }))
+    })
     const peer: Peer = {
       id: newId('sub'),
       send(event: ServerEvent) {
@@ -205,12 +210,13 @@ export async function startBrowserHost(opts: {
           opts.router.disconnect(peer)
           return
         }
-        queue(JSON.stringify({ event }))
+        bursts.send(event)
       },
     }
     // Behind any events still waiting for this connection: one order per connection, always.
     const reply = (id: unknown, result: unknown) => {
       if (ws.readyState !== ws.OPEN) return
+      bursts.release()
       const frame = JSON.stringify({ id: id ?? null, result })
       if (later) later.push(frame)
       else write(frame)
