@@ -21,6 +21,19 @@ export function plainText(message: SessionMessage): string {
     .join('\n\n')
 }
 
+/**
+ * A bubble with more text than this fills the column instead of fitting its text: such a reply's
+ * lines fill the column anyway, and fitting means measuring every paragraph's width on one line
+ * whenever any of them changes, which doubled the layout of a long streaming reply.
+ */
+export const FILL_CHARS = 1500
+
+function bubbleClass(parts: MessagePart[]): string {
+  let chars = 0
+  for (const p of parts) if (p.type === 'text' || p.type === 'reasoning') chars += p.text.length
+  return chars > FILL_CHARS ? 'bubble bubble-fill' : 'bubble'
+}
+
 type Block =
   | { kind: 'bubble'; key: string; parts: MessagePart[] }
   | { kind: 'tool'; key: string; part: ToolCallPart; interaction?: InteractionPart }
@@ -178,7 +191,7 @@ function MessageBody({ message }: { message: SessionMessage }) {
         if (b.kind === 'tool') return <ToolCallCard key={b.key} part={b.part} interaction={b.interaction} />
         if (b.kind === 'interaction') return <InteractionLine key={b.key} part={b.part} />
         return (
-          <div key={b.key} className="bubble">
+          <div key={b.key} className={bubbleClass(b.parts)}>
             {b.parts.map((p) => (
               <TextPart key={p.part_id} part={p} message={message} />
             ))}

@@ -122,6 +122,17 @@ describe('App', () => {
     expect($(el, '[role="alert"]')?.textContent).toContain('boom')
   })
 
+  it('a short reply fits its bubble to its text; a long one fills the column', async () => {
+    const long = 'A long reply that wraps. '.repeat(80)
+    const page: MessagesPage = {
+      items: [msg('m2', 2, { parts: [text('t', long)] }), msg('m1', 1, { parts: [text('s', 'Short.')] })],
+      next_cursor: null,
+    }
+    const { el } = await render({ page })
+    const bubbles = $$(el, '[role="log"] article .bubble')
+    expect(bubbles.map((b) => b.className)).toEqual(['bubble', 'bubble bubble-fill'])
+  })
+
   it('a reply cut off by the output limit: its cut-off call says so, and Continue sends the continue prompt', async () => {
     const page: MessagesPage = {
       items: [
