@@ -65,7 +65,10 @@ export async function startBrowserHost(opts: {
   staticDir: string
   port?: number
   token?: string
+  /** MAX_BUFFERED_BYTES unless given (tests reach a small cap quickly). */
+  maxBufferedBytes?: number
 }): Promise<BrowserHost> {
+  const maxBuffered = opts.maxBufferedBytes ?? MAX_BUFFERED_BYTES
   // Hex: a token never starts with "-", so `--token X` on a command line is never mistaken for an option.
   const token = opts.token ?? randomBytes(24).toString('hex')
   const root = resolve(opts.staticDir)
@@ -205,7 +208,7 @@ export async function startBrowserHost(opts: {
         if (ws.readyState !== ws.OPEN) return
         // A client that stops reading must not make the host buffer without bound: past the
         // cap it is dropped; it reconnects and resyncs from the persisted state.
-        if (ws.bufferedAmount > MAX_BUFFERED_BYTES) {
+        if (ws.bufferedAmount > maxBuffered) {
           ws.terminate()
           opts.router.disconnect(peer)
           return

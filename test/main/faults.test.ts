@@ -55,12 +55,16 @@ afterEach(async () => {
   while (hosts.length) await hosts.pop()!.close()
 })
 
-async function host() {
+async function host(opts: { maxBufferedBytes?: number } = {}) {
   const runtime = sqliteRuntime()
   const staticDir = tempDir()
   mkdirSync(staticDir, { recursive: true })
   writeFileSync(join(staticDir, 'index.html'), '<!doctype html><title>Arbor</title>')
-  const h = await startBrowserHost({ router: createRouter(runtime, appInfo(runtime, 'browser')), staticDir })
+  const h = await startBrowserHost({
+    router: createRouter(runtime, appInfo(runtime, 'browser')),
+    staticDir,
+    ...opts,
+  })
   hosts.push(h)
   return h
 }
@@ -116,7 +120,8 @@ describe('hostile frames', () => {
 
 describe('a client that stops reading', () => {
   it('is dropped once it falls too far behind, instead of the host buffering without bound', async () => {
-    const h = await host()
+    // A cap of 4 MB: a reply of 1,000,000 words (~11 MB, its deltas joined in bursts) passes it.
+    const h = await host({ maxBufferedBytes: 4 * 1024 * 1024 })
     const arbor = await connectArbor({ url: h.url, token: h.token, WebSocket })
     clients.push(arbor)
     const session = await arbor.sessions.create()
