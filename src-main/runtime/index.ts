@@ -6,7 +6,7 @@ import { ArborError } from '../../src-shared/errors'
 import { openStore, type Store } from '../store'
 import { withStorageErrors } from '../store/faults'
 import { lockDataDir } from '../store/lock'
-import { backupOnThread, integrityCheck, searchService } from '../store/search-client'
+import { backupOnThread, checkpointThread, integrityCheck, searchService } from '../store/search-client'
 import { damageMessage } from '../store/sqlite/db'
 import {
   applyPendingRestore,
@@ -206,6 +206,8 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
   // built worker exists (out/main/search-worker.js); otherwise on the store's connection.
   const workerScript = kind === 'sqlite' ? (options.searchWorker ?? builtWorker('search-worker.js')) : null
   const searcher = searchService(store.path, workerScript, (query, limit) => store.search(query, limit), log)
+  // The write-ahead log is copied back on that script's thread too, never inside a commit here.
+  const checkpoints = checkpointThread(store.path, workerScript, (on) => store.autoCheckpoint(on), log)
   // The worker starts right after the open, so the first search does not wait for it.
   setTimeout(() => {
     if (!closed) searcher.warm()
@@ -389,6 +391,7 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
       for (const stop of copying) stop()
       try {
         await searcher.close()
+        await checkpoints.close()
         await registry.close()
         await mcp.close()
         await local.close()

@@ -115,6 +115,56 @@ export function integrityCheck(
   return { result, stop: () => void w.terminate() }
 }
 
+/** How often the checkpoint thread copies the write-ahead log back (ms). */
+export const CHECKPOINT_EVERY_MS = 1000
+
+/**
+ * The write-ahead log copied back into `dbPath` on a thread of its own (the search worker's
+ * script in its checkpoint mode, with its own connection). SQLite otherwise does it inside the
+ * commit that makes the log long — every ~1,000 pages, a 20–30 ms stall of the host's event
+ * loop for the copy and an fsync. The store's connection stops doing it (`autoCheckpoint`) once
+ * the thread runs, and does it again if the thread stops or is closed, so the log never grows
+ * without bound. Without the built script nothing changes.
+ */
+export function checkpointThread(
+  dbPath: string,
+  script: string | null,
+  autoCheckpoint: (on: boolean) => void,
+  log: (message: string) => void,
+  everyMs = CHECKPOINT_EVERY_MS,
+): { close(): Promise<void> } {
+  if (script === null || !existsSync(script)) return { close: async () => {} }
+  const w = new Worker(script, { workerData: { path: dbPath, mode: 'checkpoint', everyMs } })
+  w.unref()
+  let live = true
+  const ended = new Promise<void>((resolve) => w.once('exit', () => resolve()))
+  const lost = (why: string) => {
+    if (!live) return
+    live = false
+    autoCheckpoint(true)
+    log(`the checkpoint thread stopped (${why}); commits copy the log back themselves again`)
+  }
+  w.on('message', (m: { ready?: boolean; error?: string }) => {
+    if (m.ready && live) autoCheckpoint(false)
+    else if (m.error !== undefined) log(`a background checkpoint failed (tried again shortly): ${m.error}`)
+  })
+  w.on('error', (err) => lost(String(err)))
+  w.on('exit', (code) => lost(`exit ${code}`))
+  return {
+    async close() {
+      if (!live) return
+      live = false
+      autoCheckpoint(true)
+      // Its connection closes before the store's, so the store's is the last one and checkpoints
+      // (and removes) the log at close, as it always did.
+      w.postMessage('stop')
+      const late = setTimeout(() => void w.terminate(), 5000)
+      await ended
+      clearTimeout(late)
+    },
+  }
+}
+
 /**
  * An online backup of `dbPath` to `target` on a worker thread (`script`, the search worker's,
  * in its backup mode), so the host's event loop never steps through the copy of a large file.

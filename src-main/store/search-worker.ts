@@ -3,17 +3,42 @@
  * connection, so a search never runs on the host's event loop. WAL lets it read while the
  * runtime writes; it sees what is committed. Started in its check mode, the same script runs
  * the deferred integrity check (SQLite's quick_check) of a database too large to check at open;
- * in its backup mode, an online backup.
+ * in its backup mode, an online backup; in its checkpoint mode, the copying of the write-ahead
+ * log back into the database, which would otherwise stall a commit on the host's event loop.
  */
 import Database from 'better-sqlite3'
 import { parentPort, workerData } from 'node:worker_threads'
 import { quickCheck } from './sqlite/db'
 import { prepareSearch } from './sqlite/search'
 
-const { path, mode, target } = workerData as { path: string; mode?: 'check' | 'backup'; target?: string }
-const db = new Database(path, { readonly: true, fileMustExist: true })
+const { path, mode, target, everyMs } = workerData as {
+  path: string
+  mode?: 'check' | 'backup' | 'checkpoint'
+  target?: string
+  everyMs?: number
+}
+const db = new Database(path, { readonly: mode !== 'checkpoint', fileMustExist: true })
 
-if (mode === 'backup') {
+if (mode === 'checkpoint') {
+  // PASSIVE: copies what it can without waiting for the writer or a reader, so the host never
+  // waits for this thread; what a reader still uses is copied at a later tick. A tick with
+  // nothing new in the log returns at once, without an fsync.
+  const tick = () => {
+    try {
+      db.pragma('wal_checkpoint(PASSIVE)')
+    } catch (err) {
+      parentPort!.postMessage({ error: err instanceof Error ? err.message : String(err) })
+    }
+  }
+  const timer = setInterval(tick, everyMs ?? 1000)
+  parentPort!.on('message', (m: unknown) => {
+    if (m !== 'stop') return
+    clearInterval(timer)
+    db.close()
+    parentPort!.close()
+  })
+  parentPort!.postMessage({ ready: true })
+} else if (mode === 'backup') {
   // An online backup to `target`: SQLite copies the pages in steps on this thread, so the host
   // never waits for a read of the whole file.
   db.backup(target!)

@@ -278,6 +278,12 @@ export interface Store extends SettingsStore, SessionStore, MessageLog, CommandL
   quickCheck(): string[]
   readonly path: string
   close(): void
+  /**
+   * Whether this connection copies the write-ahead log into the database itself once it is
+   * long (SQLite's auto-checkpoint, on by default): a commit that does it waits 20–30 ms for
+   * the copy and an fsync. Off while a checkpoint thread does that work instead.
+   */
+  autoCheckpoint(on: boolean): void
   /** Runs `fn` in one transaction; a transaction inside another becomes a savepoint. */
   transaction<T>(fn: () => T): T
   /** A consistent copy in the data folder's backups/ (online backup API); resolves with its name. */

@@ -11,6 +11,9 @@ import { sqliteSessions } from './sessions'
 import { SessionRows } from './session-rows'
 import { sqliteSettings } from './settings'
 
+/** SQLite's default: the log is copied back once it holds this many pages. */
+const AUTO_CHECKPOINT_PAGES = 1000
+
 /**
  * Opens (creating if needed) the store. `path` ':memory:' gives the in-memory store.
  *
@@ -31,6 +34,9 @@ export function openSqliteStore(path: string, opts: { checkAtOpenMaxBytes?: numb
     quickCheck: () => quickCheck(db),
     close() {
       if (db.open) db.close()
+    },
+    autoCheckpoint(on) {
+      if (db.open) db.pragma(`wal_autocheckpoint = ${on ? AUTO_CHECKPOINT_PAGES : 0}`)
     },
     transaction: (fn) => inTransaction(db, fn),
     backup: (reason) =>

@@ -1,0 +1,68 @@
+import Database from 'better-sqlite3'
+import { existsSync, statSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { checkpointThread } from '../../src-main/store/search-client'
+import { tempDir } from './helpers'
+
+const WORKER = join(__dirname, '../../out/main/search-worker.js')
+const open: Database.Database[] = []
+afterEach(() => {
+  while (open.length) open.pop()!.close()
+})
+
+/** A WAL database as the store opens it, and a way to commit `n` transactions of about a page each. */
+function database() {
+  const path = join(tempDir(), 'wal.db')
+  const db = new Database(path)
+  open.push(db)
+  db.pragma('journal_mode = WAL')
+  db.pragma('synchronous = NORMAL')
+  db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)')
+  const insert = db.prepare('INSERT INTO t (v) VALUES (?)')
+  const commits = (n: number) => {
+    for (let i = 0; i < n; i++) db.transaction(() => insert.run('x'.repeat(3000)))()
+  }
+  const auto = () => db.pragma('wal_autocheckpoint', { simple: true }) as number
+  const setAuto = (on: boolean) => db.pragma(`wal_autocheckpoint = ${on ? 1000 : 0}`)
+  return { path, db, commits, auto, setAuto }
+}
+
+const until = async (test: () => boolean, ms = 5000) => {
+  const end = Date.now() + ms
+  while (!test()) {
+    if (Date.now() > end) throw new Error('timed out')
+    await new Promise((r) => setTimeout(r, 10))
+  }
+}
+
+describe('the checkpoint thread', () => {
+  it('copies the log back on its own thread while commits on the main connection never do', async () => {
+    expect(existsSync(WORKER), 'out/main/search-worker.js is missing: run npm run build first').toBe(true)
+    const { path, commits, auto, setAuto } = database()
+    const logs: string[] = []
+    const thread = checkpointThread(path, WORKER, setAuto, (m) => logs.push(m), 20)
+    await until(() => auto() === 0)
+    const before = statSync(path).size
+    // 1,500 pages: past SQLite's own threshold, so the main connection would have checkpointed.
+    commits(1500)
+    // The database file holds the rows once the thread has copied them: it grew by ~1,500 pages.
+    await until(() => statSync(path).size - before > 1400 * 4096)
+    await thread.close()
+    // Closed: the main connection checkpoints by itself again.
+    expect(auto()).toBe(1000)
+    expect(logs).toEqual([])
+  })
+
+  it('without the thread (its script cannot start) the connection keeps checkpointing itself, and says why', async () => {
+    const broken = join(tempDir(), 'broken-worker.js')
+    writeFileSync(broken, "throw new Error('this worker cannot start')")
+    const { path, auto, setAuto } = database()
+    const logs: string[] = []
+    const thread = checkpointThread(path, broken, setAuto, (m) => logs.push(m), 20)
+    await until(() => logs.length > 0)
+    expect(logs[0]).toContain('the checkpoint thread stopped')
+    expect(auto()).toBe(1000)
+    await thread.close()
+  })
+})
