@@ -130,7 +130,9 @@ for (const theme of ['light', 'dark'] as const) {
 
     await page.keyboard.press('ControlOrMeta+K')
     await page.getByRole('searchbox', { name: 'Search messages' }).fill('answer')
-    await expect(sidebar(page).getByRole('region', { name: 'Search results' })).toBeVisible()
+    // Judged with its hits shown (a chat's row and its messages), not while it is still searching.
+    const results = sidebar(page).getByRole('region', { name: 'Search results' })
+    await expect(results.locator('.hit-chat').first()).toBeVisible()
     await scan(page, 'search open', found)
     await page.keyboard.press('Escape')
 

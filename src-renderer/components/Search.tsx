@@ -107,6 +107,15 @@ export function IndexProgress() {
   )
 }
 
+/**
+ * A chat's row in the results, named so that what it shows ("Tour" "3", or "Lisbon trip"
+ * "title") reads, in order, inside its name: "Tour, 3 messages", "Lisbon trip, title matches".
+ */
+function hitChatName(title: string, titleMatch: boolean, messages: number): string {
+  if (messages === 0) return `${title}, title matches`
+  return `${title}, ${messages} ${messages === 1 ? 'message' : 'messages'}${titleMatch ? ', title matches' : ''}`
+}
+
 /** Hits grouped by chat; a chat's header opens it, a message hit scrolls its chat to the message. */
 export function SearchResults() {
   const { query, hits, loading } = useApp((s) => s.search)
@@ -137,14 +146,15 @@ export function SearchResults() {
                 type="button"
                 className="search-hit hit-chat"
                 aria-current={openId === g.session_id && !focused ? 'true' : undefined}
-                aria-label={`${g.title}${g.title_match ? ' (title matches)' : ''}, ${g.messages.length} ${g.messages.length === 1 ? 'message' : 'messages'}`}
+                aria-label={hitChatName(g.title, g.title_match, g.messages.length)}
                 onClick={() => void openSession(g.session_id)}
                 onKeyDown={moveFocus}
               >
                 <span className="hit-title">
                   {g.title_match ? <Highlighted text={g.title} query={query} /> : g.title}
                 </span>
-                <span className="hit-count">{g.messages.length > 0 ? g.messages.length : 'title'}</span>
+                {/* The space keeps "Tour" and "3" two words where the texts are read joined. */}
+                <span className="hit-count"> {g.messages.length > 0 ? g.messages.length : 'title'}</span>
               </button>
               {g.messages.length > 0 && (
                 <ul className="hit-list" aria-label={`Matches in ${g.title}`}>
