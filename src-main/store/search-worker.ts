@@ -20,8 +20,9 @@ const { path, mode, target, everyMs } = workerData as {
 const db = new Database(path, { readonly: mode !== 'checkpoint', fileMustExist: true })
 
 if (mode === 'checkpoint') {
-  // PASSIVE: copies what it can without waiting for the writer or a reader, so the host never
-  // waits for this thread; what a reader still uses is copied at a later tick. A tick with
+  // PASSIVE: copies what it can without waiting for the writer or a reader and without taking
+  // the write lock, so a commit never waits for this thread in SQLite (only, now and then, for
+  // the disk while it syncs); what a reader still uses is copied at a later tick. A tick with
   // nothing new in the log returns at once, without an fsync.
   const tick = () => {
     try {

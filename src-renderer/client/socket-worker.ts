@@ -1,8 +1,9 @@
 /// <reference lib="webworker" />
 /**
- * A dedicated worker that owns the browser host's WebSocket. A fast stream arrives as thousands
- * of small frames; handled on the main thread, each is a task of its own and together they
- * starve rendering. Here they are collected and handed over at most once per frame interval as
+ * A dedicated worker that owns the browser host's WebSocket. A fast stream arrives as many
+ * frames (the host joins the deltas of each turn of its event loop, src-main/ipc/delta-bursts.ts,
+ * but a stream still brings hundreds); handled on the main thread, each is a task of its own and
+ * together they starve rendering. Here they are collected and handed over at most once per frame interval as
  * one message, so the main thread gets one task per frame however fast the model streams; and
  * runs of deltas that continue each other (same part, contiguous offsets) are joined into one
  * delta frame first, so the page parses a handful of frames instead of thousands.
