@@ -281,7 +281,8 @@ export interface Store extends SettingsStore, SessionStore, MessageLog, CommandL
   /**
    * Whether this connection copies the write-ahead log into the database itself once it is
    * long (SQLite's auto-checkpoint, on by default): a commit that does it waits 20–30 ms for
-   * the copy and an fsync. Off while a checkpoint thread does that work instead.
+   * the copy and an fsync. Off while a checkpoint thread does that work instead — but for a
+   * backstop at a twice as long log, which only writes without a pause ever reach.
    */
   autoCheckpoint(on: boolean): void
   /** Runs `fn` in one transaction; a transaction inside another becomes a savepoint. */

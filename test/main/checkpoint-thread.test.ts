@@ -2,8 +2,9 @@ import Database from 'better-sqlite3'
 import { existsSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { seedMessage } from '../../src-main/bench/seed'
 import { checkpointThread } from '../../src-main/store/search-client'
-import { tempDir } from './helpers'
+import { sqliteRuntime, tempDir } from './helpers'
 
 const WORKER = join(__dirname, '../../out/main/search-worker.js')
 const open: Database.Database[] = []
@@ -24,6 +25,7 @@ function database() {
     for (let i = 0; i < n; i++) db.transaction(() => insert.run('x'.repeat(3000)))()
   }
   const auto = () => db.pragma('wal_autocheckpoint', { simple: true }) as number
+  // Off entirely here (the store keeps a backstop, tested below): only the thread copies pages.
   const setAuto = (on: boolean) => db.pragma(`wal_autocheckpoint = ${on ? 1000 : 0}`)
   return { path, db, commits, auto, setAuto }
 }
@@ -44,7 +46,7 @@ describe('the checkpoint thread', () => {
     const thread = checkpointThread(path, WORKER, setAuto, (m) => logs.push(m), 20)
     await until(() => auto() === 0)
     const before = statSync(path).size
-    // 1,500 pages: past SQLite's own threshold, so the main connection would have checkpointed.
+    // 1,500 pages: past SQLite's own threshold, so the connection would have checkpointed itself.
     commits(1500)
     // The database file holds the rows once the thread has copied them: it grew by ~1,500 pages.
     await until(() => statSync(path).size - before > 1400 * 4096)
@@ -64,5 +66,18 @@ describe('the checkpoint thread', () => {
     expect(logs[0]).toContain('the checkpoint thread stopped')
     expect(auto()).toBe(1000)
     await thread.close()
+  })
+
+  it('the store keeps a backstop: writes with no pause never let the log grow without bound', async () => {
+    // No thread (its script is missing), the store's own checkpoints off as while one runs.
+    const dataDir = tempDir()
+    const rt = sqliteRuntime({ dataDir, searchWorker: join(dataDir, 'no-such-worker.js') })
+    rt.store.autoCheckpoint(false)
+    const s = await rt.sessions.create()
+    const text = 'A paragraph of a reply that fills most of a page. '.repeat(60)
+    for (let i = 0; i < 3000; i++) rt.store.insertMessage(seedMessage(s.session_id, i, text))
+    // ~3,000 pages of rows and more of their index: without the backstop the log holds them all.
+    const wal = statSync(join(dataDir, 'arbor.db-wal')).size
+    expect(wal).toBeLessThan(2600 * 4096)
   })
 })

@@ -41,6 +41,8 @@ export function openDatabase(
     // WAL + NORMAL: a committed transaction survives a crash of the app; only an OS crash or
     // power loss can drop the last few commits.
     db.pragma('synchronous = NORMAL')
+    // A log that grew in a burst is cut back to this when it restarts, not kept at its peak.
+    db.pragma(`journal_size_limit = ${64 * 1024 * 1024}`)
     db.pragma('foreign_keys = ON')
     migrate(db)
   } catch (err) {
