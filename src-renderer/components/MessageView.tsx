@@ -26,7 +26,7 @@ export function plainText(message: SessionMessage): string {
  * lines fill the column anyway, and fitting means measuring every paragraph's width on one line
  * whenever any of them changes, which doubled the layout of a long streaming reply.
  */
-export const FILL_CHARS = 1500
+const FILL_CHARS = 1500
 
 function bubbleClass(parts: MessagePart[]): string {
   let chars = 0

@@ -29,6 +29,23 @@ export interface RowSource {
 
 type HeightOf = (key: string) => number | undefined
 
+/**
+ * The piece holding item i of a list cut in pieces, where `starts` gives where each piece's first
+ * item sits counted from a point before the first piece (item i is at `starts[0] + i`): the
+ * layout's blocks here, the message list's chunks (state/messages.ts).
+ */
+export function pieceHolding(starts: readonly number[], i: number): number {
+  const at = starts[0] + i
+  let lo = 0
+  let hi = starts.length - 1
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1
+    if (starts[mid] <= at) lo = mid
+    else hi = mid - 1
+  }
+  return lo
+}
+
 export class RowLayout {
   // Per block: its rows' keys and heights; and in flat arrays (a few cache lines for 100,000
   // rows), each block's size, sum, first row and top.
@@ -192,16 +209,7 @@ export class RowLayout {
   }
 
   private blockAt(i: number): number {
-    const { starts } = this
-    const at = starts[0] + i
-    let lo = 0
-    let hi = starts.length - 1
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1
-      if (starts[mid] <= at) lo = mid
-      else hi = mid - 1
-    }
-    return lo
+    return pieceHolding(this.starts, i)
   }
 
   /** Index of block b's first row. */

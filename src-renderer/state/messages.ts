@@ -1,4 +1,5 @@
 import type { SessionMessage } from '../../src-shared/types'
+import { pieceHolding } from '../lib/rows'
 
 /**
  * The open transcript's messages, ascending `seq`, as a persistent chunked list: a change makes
@@ -83,16 +84,7 @@ export class MessageList implements Iterable<SessionMessage> {
 
   /** The chunk holding index i (0 ≤ i < length). */
   private chunkAt(i: number): number {
-    const { starts } = this
-    const at = starts[0] + i
-    let lo = 0
-    let hi = starts.length - 1
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1
-      if (starts[mid] <= at) lo = mid
-      else hi = mid - 1
-    }
-    return lo
+    return pieceHolding(this.starts, i)
   }
 
   at(i: number): SessionMessage | undefined {
