@@ -202,18 +202,43 @@ function restFrom(text: string, from: number, end: number, max: number): string[
  */
 export type BlockMode = 'now' | 'queue' | 'hold'
 
-/** A settled reply up to this long parses at once; of a longer one, its last this many characters. */
-export const EAGER_CHARS = 6000
+/** Characters on a line of the transcript's column, about. */
+const LINE_CHARS = 80
+
+/**
+ * A settled reply of up to this many lines (`blockLines`) parses at once; of a longer one, its
+ * last this many lines: a few screens' worth, whether they are paragraphs or code.
+ */
+export const EAGER_LINES = 75
+
+/**
+ * How many lines a block takes on screen, about: each of its source lines, wrapped at the
+ * column's width. What a block costs to show grows with its lines (a code block of many short
+ * lines is as tall, and as costly, as a paragraph of as many wrapped ones), not its characters.
+ */
+export function blockLines(text: string): number {
+  // A last line break ends the last line; it does not start another.
+  const end = text.endsWith('\n') ? text.length - 1 : text.length
+  let lines = 0
+  let from = 0
+  for (;;) {
+    const at = text.indexOf('\n', from)
+    const stop = at < 0 || at >= end ? end : at
+    lines += Math.max(1, Math.ceil((stop - from) / LINE_CHARS))
+    if (stop === end) return lines
+    from = at + 1
+  }
+}
 
 /**
  * The modes of a reply's blocks. A short settled reply parses at once (it looks right in its
- * first frame). A long one parses its last EAGER_CHARS at once — the bottom, which is what a
+ * first frame). A long one parses its last EAGER_LINES at once — the bottom, which is what a
  * reader sees on opening it — and queues the rest, so opening it costs about as much as opening
- * a short one. While a reply streams its finished blocks are queued and its tail is held as
- * plain text until the stream pauses (`tailSettled`): per frame, the work no longer depends on
- * how much markdown the batch carried. A reply that `streamed` into view queues every block
- * when it settles (the newest is parsed first, just after that frame), so the frame that shows
- * its last delta stays short.
+ * a short one, however much code and how many tables it holds. While a reply streams its
+ * finished blocks are queued and its tail is held as plain text until the stream pauses
+ * (`tailSettled`): per frame, the work no longer depends on how much markdown the batch
+ * carried. A reply that `streamed` into view queues every block when it settles (the newest is
+ * parsed first, just after that frame), so the frame that shows its last delta stays short.
  */
 export function blockModes(
   blocks: readonly string[],
@@ -229,10 +254,14 @@ export function blockModes(
     if (blocks.length > 0) modes[blocks.length - 1] = tailSettled ? 'queue' : 'hold'
     return modes
   }
-  let chars = 0
-  for (let i = blocks.length - 1; i >= 0; i--) {
-    chars += blocks[i].length
-    if (chars > EAGER_CHARS && i < blocks.length - 1) modes[i] = 'queue'
+  // From the end, the blocks that fit in the budget (the last one always does); the rest wait.
+  let i = blocks.length - 1
+  let lines = i >= 0 ? blockLines(blocks[i]) : 0
+  while (i > 0) {
+    const more = lines + blockLines(blocks[i - 1])
+    if (more > EAGER_LINES) break
+    lines = more
+    i--
   }
-  return modes
+  return modes.fill('queue', 0, Math.max(0, i))
 }

@@ -1,7 +1,7 @@
 import { act } from 'react'
 import { createRoot, type Root } from 'react-dom/client'
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
-import { EAGER_CHARS, blockModes, splitBlocks } from '../../src-renderer/lib/blocks'
+import { EAGER_LINES, blockLines, blockModes, splitBlocks } from '../../src-renderer/lib/blocks'
 import { LONG_IDLE, createWorkQueue, type IdleDeadline } from '../../src-renderer/lib/work-queue'
 import { Markdown } from '../../src-renderer/components/Markdown'
 
@@ -108,12 +108,32 @@ describe('blockModes', () => {
     expect(blockModes(['a', 'b', 'c'], { streaming: false })).toEqual(['now', 'now', 'now'])
   })
 
-  it('of a long settled reply parses only its last EAGER_CHARS at once and queues the rest', () => {
+  it('of a long settled reply parses only its last EAGER_LINES at once and queues the rest', () => {
     const blocks = [para(3000), para(3000), para(2000), para(2000), para(1500)]
-    // From the end: 1500, 3500, 5500 fit; 8500 does not.
+    expect(blocks.map(blockLines)).toEqual([38, 38, 25, 25, 19])
+    // From the end: 19, 44, 69 lines fit in 75; 107 do not.
+    expect(EAGER_LINES).toBe(75)
     expect(blockModes(blocks, { streaming: false })).toEqual(['queue', 'queue', 'now', 'now', 'now'])
     // A single block longer than the limit is still parsed at once.
-    expect(blockModes([para(10), para(EAGER_CHARS * 2)], { streaming: false })).toEqual(['queue', 'now'])
+    expect(blockModes([para(10), para(80 * EAGER_LINES * 2)], { streaming: false })).toEqual(['queue', 'now'])
+  })
+
+  it('counts a block by the lines it takes, so a reply full of code parses as few screens at once', () => {
+    const code = ['```ts', ...Array.from({ length: 30 }, (_, i) => `const v${i} = ${i}`), '```'].join('\n')
+    expect(blockLines(code)).toBe(32)
+    // 3 code blocks of 32 short lines: under 1,500 characters, but more than 75 lines.
+    expect(code.length * 3).toBeLessThan(1500)
+    expect(blockModes([code, code, code], { streaming: false })).toEqual(['queue', 'now', 'now'])
+  })
+
+  it('estimates the lines of a block', () => {
+    expect(blockLines('')).toBe(1)
+    expect(blockLines('short')).toBe(1)
+    expect(blockLines('x'.repeat(81))).toBe(2)
+    // Each source line wraps on its own; an empty one still takes a line; a last break does not.
+    expect(blockLines('a\n\nb')).toBe(3)
+    expect(blockLines('a\n')).toBe(1)
+    expect(blockLines('a\n\n')).toBe(2)
   })
 
   it('while streaming queues finished blocks and holds the tail until the stream pauses', () => {
