@@ -42,7 +42,9 @@ const streamOnly = process.argv.includes('--stream-only')
 const WORDS = full ? 100_000 : 20_000
 const BIG = 100_000
 const SCROLL_MS = full ? 20_000 : 8_000
-const REPEAT = 3
+// Navigations per chat: on 2 cores one takes 110–260 ms from run to run, so a median of a few
+// says little about a 1.2x target.
+const REPEAT = 9
 
 let failed = false
 function report(what, value, unit, baseName, base, target, { absolute = false } = {}) {
@@ -416,7 +418,7 @@ async function uiBench(url, chats) {
       const sessions = await page.getByRole('navigation', { name: 'Sessions' }).getByRole('link').count()
       console.log(`ui: (sidebar: ${sessions} session links in the DOM for 2,004 sessions)`)
       report(
-        'open a 1,000-message chat → newest message painted (median of 3)',
+        `open a 1,000-message chat → newest message painted (median of ${REPEAT})`,
         median(navs.Thousand),
         'ms',
         'target',
@@ -425,7 +427,7 @@ async function uiBench(url, chats) {
         { absolute: true },
       )
       report(
-        'open a 100,000-message chat → newest message painted (median of 3)',
+        `open a 100,000-message chat → newest message painted (median of ${REPEAT})`,
         median(navs.Big),
         'ms',
         'target',
@@ -435,7 +437,7 @@ async function uiBench(url, chats) {
       )
       // Item 8: the rich reply vs a plain one of the same size.
       report(
-        'open a reply with 500 code blocks + 200 tables → painted (median of 3)',
+        `open a reply with 500 code blocks + 200 tables → painted (median of ${REPEAT})`,
         median(navs.Rich),
         'ms',
         'plain reply',
