@@ -5,7 +5,14 @@ import rehypeKatex from 'rehype-katex'
 import remarkGfm from 'remark-gfm'
 import remarkMath from 'remark-math'
 import 'katex/dist/katex.min.css'
-import { blockModes, splitBlocksIncremental, type BlockMode, type BlockSplit } from '../lib/blocks'
+import {
+  blockModes,
+  splitBlocksIncremental,
+  textPieces,
+  type BlockMode,
+  type BlockSplit,
+  type TextPieces,
+} from '../lib/blocks'
 import { createWorkQueue, whenIdle } from '../lib/work-queue'
 import { CodeBlock } from './CodeBlock'
 
@@ -51,7 +58,20 @@ const Block = memo(function Block({ text, mode }: { text: string; mode: BlockMod
     // Rendered at once, so the queue's budget counts the parse and the commit.
     return parsing.add(() => flushSync(() => setParsed(text)), text.length)
   }, [ready, mode, text])
-  if (!ready) return <p className="md-plain">{text}</p>
+  // The previous pieces, grown as the text grows (a cache, not state: nothing renders from it).
+  const [cut] = useState<{ last: TextPieces | null }>(() => ({ last: null }))
+  if (!ready) {
+    cut.last = textPieces(cut.last, text)
+    return (
+      <p className="md-plain">
+        {cut.last.pieces.map((piece, i) => (
+          <span key={i} className="md-piece">
+            {piece}
+          </span>
+        ))}
+      </p>
+    )
+  }
   return (
     <ReactMarkdown remarkPlugins={plugins} rehypePlugins={rehypePlugins as never} components={components}>
       {text}

@@ -265,3 +265,44 @@ export function blockModes(
   }
   return modes.fill('queue', 0, Math.max(0, i))
 }
+
+/** Characters in one piece of a block shown as plain text, at most (see `textPieces`). */
+export const PIECE_CHARS = 2000
+
+/** A text cut into pieces, kept to cut the same text, grown, again (`textPieces`). */
+export interface TextPieces {
+  text: string
+  pieces: string[]
+}
+
+/** Where a piece of `text` from `start` ends: after a line break, else after a space. */
+function pieceEnd(text: string, start: number, size: number): number {
+  const lo = start + size / 2
+  const hi = start + size
+  const line = text.lastIndexOf('\n', hi - 1)
+  if (line >= lo) return line + 1
+  for (let i = hi; i > lo; i--) if (/\s/.test(text[i - 1]!)) return i
+  return hi
+}
+
+/**
+ * A block shown as plain text, cut into pieces of at most PIECE_CHARS — after a line break, else
+ * a space, so no word is cut — each laid out as a block of its own. Prose never needs it (a
+ * paragraph is already cut at MAX_BLOCK), but a fenced code block is one block however long:
+ * while a model writes a 3,000-line file, the fence is the streaming tail, and as one text the
+ * browser collected, measured and broke all of it again every frame (every frame as slow as
+ * the file was long). In pieces only the last one changes, and only it is laid out again; cut
+ * at its own line breaks, a code block looks the same. Grown from `prev` when the text only grew.
+ */
+export function textPieces(prev: TextPieces | null, text: string, size = PIECE_CHARS): TextPieces {
+  const pieces = prev && text.startsWith(prev.text) ? prev.pieces.slice(0, -1) : []
+  let start = 0
+  for (const piece of pieces) start += piece.length
+  while (text.length - start > size) {
+    const end = pieceEnd(text, start, size)
+    pieces.push(text.slice(start, end))
+    start = end
+  }
+  pieces.push(text.slice(start))
+  return { text, pieces }
+}

@@ -1,7 +1,14 @@
 import { act } from 'react'
 import { createRoot, type Root } from 'react-dom/client'
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
-import { EAGER_LINES, blockLines, blockModes, splitBlocks } from '../../src-renderer/lib/blocks'
+import {
+  EAGER_LINES,
+  PIECE_CHARS,
+  blockLines,
+  blockModes,
+  splitBlocks,
+  textPieces,
+} from '../../src-renderer/lib/blocks'
 import { LONG_IDLE, createWorkQueue, type IdleDeadline } from '../../src-renderer/lib/work-queue'
 import { Markdown } from '../../src-renderer/components/Markdown'
 
@@ -149,6 +156,40 @@ describe('blockModes', () => {
   })
 })
 
+describe('textPieces', () => {
+  const words = (n: number, from = 0) => Array.from({ length: n }, (_, i) => `word${from + i}`).join(' ')
+
+  it('cuts a long text into pieces of at most PIECE_CHARS, never inside a word', () => {
+    const text = words(2000)
+    const { pieces } = textPieces(null, text)
+    expect(pieces.join('')).toBe(text)
+    expect(pieces.length).toBeGreaterThan(text.length / PIECE_CHARS)
+    for (const p of pieces) expect(p.length).toBeLessThanOrEqual(PIECE_CHARS)
+    for (const p of pieces.slice(0, -1)) expect(p).toMatch(/ $/)
+    // A short text is one piece.
+    expect(textPieces(null, 'short').pieces).toEqual(['short'])
+  })
+
+  it('prefers a line break, and cuts a text without spaces at the limit', () => {
+    const lines = Array.from({ length: 400 }, (_, i) => `const v${i} = compute(${i}) // line`).join('\n')
+    for (const p of textPieces(null, lines).pieces.slice(0, -1)) expect(p).toMatch(/\n$/)
+    const solid = 'x'.repeat(PIECE_CHARS * 2 + 5)
+    expect(textPieces(null, solid).pieces.map((p) => p.length)).toEqual([PIECE_CHARS, PIECE_CHARS, 5])
+  })
+
+  it('grows with a growing text: the pieces already cut stay as they were', () => {
+    const a = textPieces(null, words(1000))
+    const b = textPieces(a, words(1000) + ' ' + words(1000, 1000))
+    expect(b.pieces.join('')).toBe(b.text)
+    // Every piece but the last one of `a` is the same string in `b`.
+    expect(b.pieces.slice(0, a.pieces.length - 1)).toEqual(a.pieces.slice(0, -1))
+    // Cut from scratch, the grown text gives the same pieces.
+    expect(textPieces(null, b.text).pieces).toEqual(b.pieces)
+    // A text that changed (not only grew) is cut again.
+    expect(textPieces(a, 'other').pieces).toEqual(['other'])
+  })
+})
+
 describe('Markdown, progressively', () => {
   beforeAll(() => {
     ;(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true
@@ -197,6 +238,26 @@ describe('Markdown, progressively', () => {
     await drain()
     expect(el.querySelector('.md-plain')).toBeNull()
     expect(el.querySelector('li')?.textContent).toBe('item')
+  })
+
+  it('shows a long streaming code block in pieces, and only its last piece changes as it grows', () => {
+    vi.useFakeTimers()
+    const code = (n: number) =>
+      ['```ts', ...Array.from({ length: n }, (_, i) => `const value${i} = compute(${i})`)].join('\n')
+    const el = show(`Here is the file:\n\n${code(600)}`, true)
+    const tail = () => el.querySelectorAll('.md-plain')[1]!
+    const pieces = () => [...tail().querySelectorAll('.md-piece')]
+    expect(pieces().length).toBeGreaterThan(5)
+    expect(tail().textContent).toBe(code(600))
+    const before = pieces()
+    show(`Here is the file:\n\n${code(601)}`, true)
+    expect(tail().textContent).toBe(code(601))
+    // The same elements, and all but the last with the same text.
+    const after = pieces()
+    expect(after.slice(0, -1)).toEqual(before.slice(0, -1))
+    expect(after.slice(0, -1).map((p) => p.textContent)).toEqual(
+      before.slice(0, -1).map((p) => p.textContent),
+    )
   })
 
   it('opens a long settled reply with its end parsed and the rest parsed soon after', async () => {
