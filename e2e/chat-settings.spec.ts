@@ -17,6 +17,8 @@ test('a chat has its own instructions, and each reply shows its model and tokens
   // The header: the last request's tokens against the model's window.
   await expect(page.getByRole('progressbar', { name: 'Context used' })).toBeVisible()
   await expect(page.getByText(/^\d+(\.\d)?k? \/ 128k$/)).toBeVisible()
+  // Its tooltip has the exact figures, grouped as the reader's locale writes them.
+  await expect(page.locator('.context-meter')).toHaveAttribute('title', /^\d[\d,]* of 128,000 tokens/)
 
   // ⋯ → Instructions…: saved through set(), recorded as an Action line, shown as a badge.
   await page.getByRole('button', { name: 'More actions' }).click()

@@ -1,9 +1,18 @@
+import { memo } from 'react'
 import type { ModelOption, SessionMessage } from '../../src-shared/types'
 import { useApp } from '../state/hooks'
 
 const NO_MODELS: ModelOption[] = []
 /** How many of the newest messages the context meter looks through for the last reply. */
 const RECENT = 200
+
+/**
+ * 128000 → "128,000" in the reader's locale. One formatter for all: Number.toLocaleString()
+ * builds a new one on every call (~0.5 ms here), and the context meter's header re-renders on
+ * every frame of a streaming reply.
+ */
+const whole = new Intl.NumberFormat()
+export const count = (n: number): string => whole.format(n)
 
 /** 1234 → "1.2k", 128000 → "128k": token counts as people read them. */
 export function tokens(n: number): string {
@@ -21,9 +30,7 @@ export function ReplyMeta({ message }: { message: SessionMessage }) {
     <p className="reply-meta" aria-label="Reply details">
       {message.model && <span title={message.model}>{label ?? message.model}</span>}
       {u && (
-        <span
-          title={`${u.input_tokens.toLocaleString()} tokens in, ${u.output_tokens.toLocaleString()} tokens out`}
-        >
+        <span title={`${count(u.input_tokens)} tokens in, ${count(u.output_tokens)} tokens out`}>
           {tokens(u.input_tokens)} in · {tokens(u.output_tokens)} out
         </span>
       )}
@@ -52,7 +59,7 @@ function useContext(model: string): { used: number; window: number } | null {
   return used === null || !window ? null : { used, window }
 }
 
-export function ContextMeter({ model }: { model: string }) {
+export const ContextMeter = memo(function ContextMeter({ model }: { model: string }) {
   const context = useContext(model)
   if (!context) return null
   const { used, window } = context
@@ -60,7 +67,7 @@ export function ContextMeter({ model }: { model: string }) {
   return (
     <div
       className={`meta-item context-meter${pct >= 80 ? ' context-full' : ''}`}
-      title={`${used.toLocaleString()} of ${window.toLocaleString()} tokens of the model's context (${pct}%). Older messages are left out, or summarised by Compact, as it fills.`}
+      title={`${count(used)} of ${count(window)} tokens of the model's context (${pct}%). Older messages are left out, or summarised by Compact, as it fills.`}
     >
       <span className="meta-label">Context</span>
       <span className="context-figures">
@@ -69,10 +76,10 @@ export function ContextMeter({ model }: { model: string }) {
       <progress aria-label="Context used" max={window} value={Math.min(used, window)} />
     </div>
   )
-}
+})
 
 /** The same figures as a line of the header's ⋯ menu, when the header is too narrow for the meter. */
-export function ContextLine({ model }: { model: string }) {
+export const ContextLine = memo(function ContextLine({ model }: { model: string }) {
   const context = useContext(model)
   if (!context) return null
   return (
@@ -80,4 +87,4 @@ export function ContextLine({ model }: { model: string }) {
       Context: {tokens(context.used)} of {tokens(context.window)} tokens
     </p>
   )
-}
+})
