@@ -23,12 +23,34 @@ export interface Batcher<T> {
   flush(): void
 }
 
+/**
+ * What one frame takes of the queue: `now` is applied in this frame, `later` stays queued, in
+ * order, for the next one. `flush()` takes everything regardless.
+ */
+export type Pace<T> = (items: T[]) => { now: T[]; later: T[] }
+
 export function createBatcher<T>(
   apply: (items: T[]) => void,
   schedule: Schedule = frameSchedule,
+  pace?: Pace<T>,
 ): Batcher<T> {
   let queue: T[] = []
   let scheduled = false
+  const later = () => {
+    if (scheduled || queue.length === 0) return
+    scheduled = true
+    schedule(frame)
+  }
+  /** A frame's share of the queue; the rest waits for the next frame. */
+  function frame() {
+    scheduled = false
+    if (queue.length === 0) return
+    if (!pace) return flush()
+    const { now, later: rest } = pace(queue)
+    queue = rest
+    later()
+    if (now.length > 0) apply(now)
+  }
   function flush() {
     scheduled = false
     if (queue.length === 0) return
@@ -39,10 +61,7 @@ export function createBatcher<T>(
   return {
     push(item) {
       queue.push(item)
-      if (!scheduled) {
-        scheduled = true
-        schedule(flush)
-      }
+      later()
     },
     flush,
   }

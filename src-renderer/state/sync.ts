@@ -2,6 +2,7 @@ import { ClientError, type Session } from '../../src-shared/sdk'
 import type { SessionMutation } from '../../src-shared/types'
 import { createBatcher, frameSchedule, type Schedule } from './batch'
 import { applyMutations, dropSession, upsertSession, type ChatState } from './chat'
+import { paceDeltas } from './pace'
 import {
   dropHeld,
   emptyTranscript,
@@ -73,12 +74,16 @@ export function createSessionSync(opts: SyncOptions): SessionSync {
 
   // ---- live mutations, one batch per frame ----
 
-  const batcher = createBatcher<SessionMutation>((batch) => {
-    const before = read()
-    const next = applyMutations(before, batch)
-    if (next.sessions !== before.sessions || next.transcript !== before.transcript) write(next)
-    heal()
-  }, opts.schedule ?? frameSchedule)
+  const batcher = createBatcher<SessionMutation>(
+    (batch) => {
+      const before = read()
+      const next = applyMutations(before, batch)
+      if (next.sessions !== before.sessions || next.transcript !== before.transcript) write(next)
+      heal()
+    },
+    opts.schedule ?? frameSchedule,
+    paceDeltas(),
+  )
 
   /** Applies an answer to the open transcript, after the mutations that preceded it. */
   function patch(session_id: string, fn: (t: Transcript) => Transcript) {

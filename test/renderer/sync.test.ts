@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { createArbor } from '../../src-shared/sdk'
 import type { MessagesPage, SessionMutation } from '../../src-shared/types'
 import { initialChat, type ChatState } from '../../src-renderer/state/chat'
+import { CATCH_UP, FRAME_CHARS, paceDeltas } from '../../src-renderer/state/pace'
 import { createSessionSync } from '../../src-renderer/state/sync'
 import { FakeHost, settle } from './fakeHost'
 import { SID, delta, firstText, info, messageMut, msg, text } from './fixtures'
@@ -40,11 +41,68 @@ describe('session sync engine', () => {
         '../../src-renderer/state/transcript.ts',
         '../../src-shared/delta.ts',
         '../../src-renderer/state/batch.ts',
+        '../../src-renderer/state/pace.ts',
       ],
       { query: '?raw', import: 'default', eager: true },
     ) as Record<string, string>
-    expect(Object.keys(sources)).toHaveLength(5)
+    expect(Object.keys(sources)).toHaveLength(6)
     for (const source of Object.values(sources)) expect(source).not.toMatch(/from '(react|zustand)[^']*'/)
+  })
+
+  it('shows a burst of streamed text at most FRAME_CHARS a frame, in order, all of it in the end', async () => {
+    const { sync, chat, frame, emit } = setup()
+    await sync.open(SID)
+    emit(messageMut(msg('m1', 1, { revision: 1, status: 'streaming', parts: [text('p', '')] })))
+    frame()
+    // 30,000 characters arrive before the next frame, then the message settles.
+    const words = 'abcdefghij'.repeat(1000)
+    for (let i = 0; i < 3; i++) emit(delta('m1', 'p', i * words.length, words))
+    emit(messageMut(msg('m1', 1, { revision: 2, status: 'complete', parts: [text('p', words.repeat(3))] })))
+    const shown = () => firstText(chat().transcript?.messages.at(0))?.length
+    const status = () => chat().transcript?.messages.at(0)?.status
+    frame()
+    expect(shown()).toBe(FRAME_CHARS)
+    expect(status()).toBe('streaming')
+    frame()
+    expect(shown()).toBe(2 * FRAME_CHARS)
+    expect(status()).toBe('streaming')
+    // The last frame: the rest of the text, then (after it) the settled message.
+    frame()
+    expect(shown()).toBe(30_000)
+    expect(status()).toBe('complete')
+    expect(firstText(chat().transcript?.messages.at(0))).toBe(words.repeat(3))
+  })
+
+  it('flush() (before an answer is applied) applies every waiting mutation at once', async () => {
+    const { sync, chat, frame, emit } = setup()
+    await sync.open(SID)
+    emit(messageMut(msg('m1', 1, { revision: 1, status: 'streaming', parts: [text('p', '')] })))
+    frame()
+    emit(delta('m1', 'p', 0, 'x'.repeat(FRAME_CHARS * 3)))
+    frame()
+    expect(firstText(chat().transcript?.messages.at(0))?.length).toBe(FRAME_CHARS)
+    sync.flush()
+    expect(firstText(chat().transcript?.messages.at(0))?.length).toBe(FRAME_CHARS * 3)
+  })
+
+  it('cuts a delta between characters, never inside a surrogate pair, at the right offset', () => {
+    const pace = paceDeltas(4)
+    const d = delta('m1', 'p', 10, 'abc😀def')
+    const { now, later } = pace([d, messageMut(msg('m2', 2))])
+    expect(now).toEqual([{ ...d, text: 'abc' }])
+    expect(later[0]).toEqual({ ...d, offset: 13, text: '😀def' })
+    expect(later[1]?.variant).toBe('message')
+    // Under the budget everything goes now.
+    expect(paceDeltas(100)([d]).now).toEqual([d])
+  })
+
+  it('falls behind a stream faster than its frames by about CATCH_UP frames, never more', () => {
+    const pace = paceDeltas(10, CATCH_UP)
+    // 800 characters waiting: a frame takes 100 (1/8 of them), not 10.
+    const big = delta('m1', 'p', 0, 'x'.repeat(800))
+    const { now, later } = pace([big])
+    expect(now).toEqual([{ ...big, text: 'x'.repeat(800 / CATCH_UP) }])
+    expect(later).toEqual([{ ...big, offset: 100, text: 'x'.repeat(700) }])
   })
 
   it('subscribes before it reads, and merges a late page under the live mutations', async () => {
