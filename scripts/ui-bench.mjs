@@ -538,6 +538,17 @@ async function uiBench(url, chats) {
       null,
       { timeout: 60_000, polling: 250 },
     )
+    // The heap the reply keeps: once every block of it is parsed (in idle time after the
+    // stream). Measured before that, it caught the parser's garbage at a moment that depended
+    // on timing (26–46 MiB or 12 MiB at 100,000 words for the same code).
+    const settleStart = Date.now()
+    await page.waitForFunction(() => document.querySelectorAll('[role="log"] .md-plain').length === 0, null, {
+      timeout: 120_000,
+      polling: 250,
+    })
+    console.log(
+      `ui: (the reply was parsed in full ${((Date.now() - settleStart) / 1000).toFixed(1)} s after it completed)`,
+    )
     const heapAfter = await heapMiB(cdp, 'after')
     const long = tasks.filter((d) => d > 50)
     const streamFrames = b.frames.slice(2).map(([, d]) => d)
