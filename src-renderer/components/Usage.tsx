@@ -12,7 +12,7 @@ const RECENT = 200
  * every frame of a streaming reply.
  */
 const whole = new Intl.NumberFormat()
-export const count = (n: number): string => whole.format(n)
+const count = (n: number): string => whole.format(n)
 
 /** 1234 → "1.2k", 128000 → "128k": token counts as people read them. */
 export function tokens(n: number): string {

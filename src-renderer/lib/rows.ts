@@ -270,15 +270,8 @@ export class RowLayout {
     this.refresh()
     const { sizes, tops } = this
     const v = tops[0] + y
-    let lo = 0
-    let hi = sizes.length - 1
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1
-      if (tops[mid] <= v) lo = mid
-      else hi = mid - 1
-    }
     // Walk on while the next row's top is still ≤ y (into later blocks too, past empty heights).
-    let b = lo
+    let b = pieceHolding(tops, y)
     let j = 0
     let t = tops[b]
     for (;;) {
