@@ -216,6 +216,27 @@ describe('the per-session FIFO: prompt / set / compact / steer in submission ord
   })
 })
 
+describe('a prompt leaves the queue when its turn starts', () => {
+  it('keeps no command row for a running prompt, started at once or from the queue', async () => {
+    const rt = sqliteRuntime()
+    const s = await rt.sessions.create()
+    const rows = () => rt.store.listCommands(s.session_id, ['queued', 'active'])
+    const a = await s.prompt({ query: '/stream 40 5' })
+    const b = await s.prompt({ query: '/stream 40 5' })
+    // The first started at once: only the second waits in the queue.
+    expect(rows().map((r) => r.command_id)).toEqual([b.command_id])
+    expect(rt.store.getTurn(a.id)).toMatchObject({ status: 'running', command_id: a.command_id })
+    await a.finished
+    await eventually(() => rt.store.getTurn(b.id)?.status === 'running')
+    // The second left the queue as its turn started; its turn names its command.
+    expect(rows()).toEqual([])
+    expect(rt.store.getTurn(b.id)!.command_id).toBe(b.command_id)
+    await expect(s.unqueue(b.command_id)).rejects.toMatchObject({ code: 'conflict' })
+    expect(await b.finished).toEqual({ success: true })
+    expect((await s.status()).state).toBe('idle')
+  })
+})
+
 describe('Action messages when the store cannot record them', () => {
   it('keeps the change and publishes no success mutation if the Action message fails to persist', async () => {
     const logs: string[] = []

@@ -275,6 +275,9 @@ export function withdraw(
   command_id: string,
 ): { turn_id: string | null; result: TurnResult } {
   ctx.row()
+  // A started prompt has left the queue: its turn names it.
+  if (ctx.active?.turn.command_id === command_id)
+    throw new ArborError('conflict', `Command ${command_id} has already started.`)
   const { store } = ctx
   const cmd = store.getCommand(command_id)
   if (!cmd || cmd.session_id !== ctx.id)

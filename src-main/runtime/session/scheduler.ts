@@ -149,27 +149,29 @@ export class Scheduler {
   }
 
   /**
-   * A prompt into an idle session starts at once: its command, its turn (running) and its user
-   * message commit in one transaction — the state a queued prompt reaches when the queue starts
-   * it, without passing through "queued" in between. Its first step skips the queue check (it
-   * was just made, empty).
+   * A prompt into an idle session starts at once: its turn (running, naming its command) and its
+   * user message commit in one transaction — the state a queued prompt reaches when the queue
+   * starts it, without passing through the queue: a prompt's command row only holds its place in
+   * the queue, and a started prompt is its turn. Its first step skips the queue check (it was
+   * just made, empty).
    */
   startPrompt(prompt: PromptCommand, turn_id: string): CommandRow {
     const command = commandRow(this.ctx, prompt, turn_id)
     const turn = queuedTurn(this.ctx, command, turn_id)
-    this.begin(turn, prompt, () => this.ctx.store.enqueueCommand({ ...command, status: 'active' }), true)
+    this.begin(turn, prompt, () => {}, true)
     return command
   }
 
+  /** A queued prompt starts: its command leaves the queue as its turn starts running. */
   private startTurn(cmd: CommandRow): void {
     const command = commandOf(cmd)
     const prompt: PromptCommand = command.kind === 'prompt' ? command : { kind: 'prompt', query: '' }
     const turn = this.ctx.store.getTurn(cmd.turn_id!)!
-    this.begin(turn, prompt, () => this.ctx.store.setCommandStatus(cmd.command_id, 'active'), false)
+    this.begin(turn, prompt, () => this.ctx.store.setCommandStatus(cmd.command_id, 'done'), false)
   }
 
   /** Moves a turn to running with its user message, in one transaction, and drives it. */
-  private begin(turn: TurnRow, prompt: PromptCommand, activate: () => void, fresh: boolean): void {
+  private begin(turn: TurnRow, prompt: PromptCommand, leaveQueue: () => void, fresh: boolean): void {
     const { query, attachments = [] } = prompt
     const { store } = this.ctx
     const run_id = newId('run')
@@ -177,7 +179,7 @@ export class Scheduler {
     // The user message is persisted when its turn starts (so history reads in execution order),
     // in the same transaction that marks the turn running: a crash leaves both or neither.
     const user = store.transaction(() => {
-      activate()
+      leaveQueue()
       store.saveTurn(turn)
       const message = textOf('user', 'text', query, turn.turn_id)
       // The prompt's files follow its text, as parts of the same message.

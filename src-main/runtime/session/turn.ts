@@ -133,6 +133,7 @@ export function endTurn(
   const closed = ctx.store.transaction(() => {
     const out = status === 'succeeded' ? { changed: [], written: [] } : closeTurn(ctx, log, a, error)
     ctx.store.saveTurn(a.turn)
+    // A started prompt's command has left the queue; one an older Arbor kept `active` ends here.
     if (a.turn.command_id) ctx.store.setCommandStatus(a.turn.command_id, 'done')
     return out
   })
