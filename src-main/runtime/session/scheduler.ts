@@ -120,7 +120,9 @@ export class Scheduler {
   }
 
   waitTurn(turn_id: string): Promise<TurnResult> {
-    const turn = this.ctx.store.getTurn(turn_id)
+    // The running turn is not finished: no need to read it.
+    const turn =
+      this.ctx.active?.turn.turn_id === turn_id ? this.ctx.active.turn : this.ctx.store.getTurn(turn_id)
     if (!turn || turn.session_id !== this.ctx.id)
       return Promise.reject(new ArborError('not_found', `No turn ${turn_id} in session ${this.ctx.id}.`))
     if (FINISHED.includes(turn.status))
@@ -181,13 +183,13 @@ export class Scheduler {
     const user = store.transaction(() => {
       leaveQueue()
       store.saveTurn(turn)
+      // Before the message: its insert changes the session's row, which would then be read again.
+      this.autoTitle(query)
       const message = textOf('user', 'text', query, turn.turn_id)
       // The prompt's files follow its text, as parts of the same message.
       for (const file of attachments)
         message.parts.push({ type: 'attachment', part_id: newId('prt'), ...file })
-      const m = this.log.insert(message)
-      this.autoTitle(query)
-      return m
+      return this.log.insert(message)
     })
     const a = activeTurn(turn, false)
     if (fresh) a.fresh = true

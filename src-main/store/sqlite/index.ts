@@ -35,6 +35,7 @@ export function openSqliteStore(path: string, opts: { checkAtOpenMaxBytes?: numb
   const settings = sqliteSettings(db)
   const rows = new SessionRows(db)
   const checkpoints = sqliteCheckpoints(db, lineage, rows)
+  const sessions = sqliteSessions(db, lineage, checkpoints, rows)
   return {
     kind: path === ':memory:' ? 'memory' : 'sqlite',
     path,
@@ -52,8 +53,8 @@ export function openSqliteStore(path: string, opts: { checkAtOpenMaxBytes?: numb
         ? Promise.reject(new ArborError('unavailable', 'An in-memory store keeps no backups.'))
         : backupOnline(db, dirname(path), reason),
     ...settings,
-    ...sqliteSessions(db, lineage, checkpoints, rows),
-    ...sqliteMessageLog(db, lineage, settings, rows),
+    ...sessions,
+    ...sqliteMessageLog(db, lineage, settings, rows, (id) => sessions.getSession(id)),
     ...sqliteCommandLog(db),
     ...checkpoints,
   }

@@ -1,6 +1,6 @@
 import { ArborError } from '../../../src-shared/errors'
 import type { SessionMessage } from '../../../src-shared/types'
-import type { MessageLog, SettingsStore } from '../types'
+import type { MessageLog, SessionRow, SettingsStore } from '../types'
 import { inTransaction, type Db, type Row } from './db'
 import type { Lineage, Segment } from './lineage'
 import type { SessionRows } from './session-rows'
@@ -13,8 +13,17 @@ export function sqliteMessageLog(
   lineage: Lineage,
   settings: SettingsStore,
   rows: SessionRows,
+  liveSession: (session_id: string) => SessionRow | undefined,
 ): MessageLog {
   const p = (sql: string) => db.prepare(sql)
+  /**
+   * The row whose history is read: a live session's kept row (read once per write to it, not
+   * once per read of its messages), else a removed one that forks still read from.
+   */
+  const historyRow = (
+    session_id: string,
+  ): Pick<SessionRow, 'visible_from_seq' | 'fork_seq' | 'last_seq'> | undefined =>
+    liveSession(session_id) ?? (lineage.sessionRow(session_id) as SessionRow | undefined)
   const stmts = {
     nextSeq: p(
       'UPDATE sessions SET last_seq = last_seq + 1, updated_at = ? WHERE session_id = ? RETURNING last_seq',
@@ -167,9 +176,9 @@ export function sqliteMessageLog(
     },
 
     listMessages(session_id, opts) {
-      const session = lineage.sessionRow(session_id)
+      const session = historyRow(session_id)
       if (!session) return []
-      const floor = Math.max(0, (session.visible_from_seq as number) - 1)
+      const floor = Math.max(0, session.visible_from_seq - 1)
       const before = opts.before_seq ?? Number.MAX_SAFE_INTEGER
       const out: SessionMessage[] = []
       let own = true
@@ -189,21 +198,16 @@ export function sqliteMessageLog(
     },
 
     turnMessages(session_id, turn_id, within) {
-      const session = lineage.sessionRow(session_id)
+      const session = historyRow(session_id)
       if (!session) return []
-      const floor = Math.max(
-        0,
-        (session.visible_from_seq as number) - 1,
-        session.fork_seq as number,
-        (session.last_seq as number) - within,
-      )
+      const floor = Math.max(0, session.visible_from_seq - 1, session.fork_seq, session.last_seq - within)
       return (stmts.turnMessages.all(session_id, floor, turn_id) as Row[]).map(toMessage)
     },
 
     contextMessages(session_id, from_seq) {
-      const session = lineage.sessionRow(session_id)
+      const session = historyRow(session_id)
       if (!session) return []
-      const floor = Math.max(0, (session.visible_from_seq as number) - 1, from_seq - 1)
+      const floor = Math.max(0, session.visible_from_seq - 1, from_seq - 1)
       const out: SessionMessage[] = []
       for (const seg of [...lineage.segments(session_id)].reverse()) {
         const lo = Math.max(seg.lo, floor)
