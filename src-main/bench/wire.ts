@@ -4,6 +4,7 @@
  * app open in Chromium, and app start → first paint.
  */
 import { spawn } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { performance } from 'node:perf_hooks'
 import WebSocket from 'ws'
@@ -124,7 +125,19 @@ export async function overTheWire(dir: string, sessions: number): Promise<void> 
       await page.getByRole('article').first().waitFor({ timeout: 30_000 })
       paint = performance.now() - t0
       await firstDeltas(20, 0)
+      // BENCH_TAB_PROFILE=file keeps the tab's CPU profile of the back-to-back prompts (what the
+      // open app does while it is prompted; open it in Chromium's performance panel).
+      const profileTo = process.env.BENCH_TAB_PROFILE
+      const cdp = profileTo ? await page.context().newCDPSession(page) : null
+      if (cdp) {
+        await cdp.send('Profiler.enable')
+        await cdp.send('Profiler.start')
+      }
       tabbed = await firstDeltas(200, 0)
+      if (cdp && profileTo) {
+        const { profile } = await cdp.send('Profiler.stop')
+        writeFileSync(profileTo, JSON.stringify(profile))
+      }
       tabbedIdle = await firstDeltas(200, IDLE_MS)
     } finally {
       await browser.close()

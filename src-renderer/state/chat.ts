@@ -28,13 +28,46 @@ export function setSessions(state: ChatState, list: SessionInfo[]): ChatState {
   }
 }
 
-/** Inserts or updates one session (from `sessions.create`, `get_info` or a mutation). */
+/**
+ * Inserts or updates one session (from `sessions.create`, `get_info` or a mutation). The list
+ * stays sorted by recency without being sorted again: a turn sends a few of these for one
+ * session, and with 2,000 chats a sort each was most of what an open window did per turn.
+ */
 export function upsertSession(state: ChatState, info: SessionInfo): ChatState {
-  const rest = state.sessions.filter((s) => s.session_id !== info.session_id)
-  const sessions = info.archived ? rest : [...rest, info].sort(byRecent)
+  const list = state.sessions
+  const at = list.findIndex((s) => s.session_id === info.session_id)
+  let sessions: SessionInfo[]
+  if (info.archived) sessions = at < 0 ? list : list.filter((_, i) => i !== at)
+  else if (at >= 0 && inPlace(list, at, info)) {
+    sessions = list.slice()
+    sessions[at] = info
+  } else {
+    sessions = at < 0 ? list.slice() : list.filter((_, i) => i !== at)
+    sessions.splice(placeOf(sessions, info), 0, info)
+  }
   const transcript =
     state.transcript?.session_id === info.session_id ? setInfo(state.transcript, info) : state.transcript
   return { sessions, transcript }
+}
+
+/** Whether `info` can replace the entry at `at` with the list still in order. */
+function inPlace(list: SessionInfo[], at: number, info: SessionInfo): boolean {
+  return (
+    (at === 0 || byRecent(list[at - 1]!, info) <= 0) &&
+    (at === list.length - 1 || byRecent(info, list[at + 1]!) < 0)
+  )
+}
+
+/** Where `info` goes in the sorted `list`: after every entry not more recent than it sorts before. */
+function placeOf(list: SessionInfo[], info: SessionInfo): number {
+  let lo = 0
+  let hi = list.length
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1
+    if (byRecent(list[mid]!, info) <= 0) lo = mid + 1
+    else hi = mid
+  }
+  return lo
 }
 
 export function dropSession(state: ChatState, session_id: string): ChatState {

@@ -4,7 +4,7 @@ import type { ChatState } from './chat'
 import { createActiveSlice } from './slices/active'
 import type { Actions, AppOptions, AppState, SliceApi } from './slices/api'
 import { createSearchSlice } from './slices/search'
-import { createSessionsSlice, followSessions } from './slices/sessions'
+import { createSessionsSlice, followArchived } from './slices/sessions'
 import { createUiSlice } from './slices/ui'
 import { createSessionSync } from './sync'
 
@@ -62,6 +62,7 @@ export function createApp(arbor: RemoteArbor, options: AppOptions = {}): App {
     read: () => get(),
     write: setChat,
     report: (what, err) => api.fail(what, err),
+    infoChanged: (mutations) => followArchived(api, mutations),
     schedule: options.schedule,
     setTimer: options.setTimer,
     pageSize: options.pageSize,
@@ -93,7 +94,7 @@ export function createApp(arbor: RemoteArbor, options: AppOptions = {}): App {
 
   // ---- host events ----
 
-  const offSessions = arbor.onSessionsChange((m) => followSessions(api, m))
+  const offSessions = arbor.onSessionsChange((m) => sync.follow(m))
 
   const offApp = arbor.onAppEvent((event) => {
     if (event.type === 'sessions_changed') {

@@ -1,5 +1,5 @@
 import { ClientError, type Session } from '../../src-shared/sdk'
-import type { SessionMutation } from '../../src-shared/types'
+import type { SessionInfoMutation, SessionMutation } from '../../src-shared/types'
 import { createBatcher, frameSchedule, type Schedule } from './batch'
 import { applyMutations, dropSession, upsertSession, type ChatState } from './chat'
 import { paceDeltas } from './pace'
@@ -35,6 +35,8 @@ export interface SyncOptions {
   write(next: ChatState): void
   /** A failure the user should hear about. */
   report(what: string, err: unknown): void
+  /** Sessions' info changes, just applied to the list (with the frame's other mutations). */
+  infoChanged?(mutations: SessionInfoMutation[]): void
   /** Batching of live mutations; one animation frame by default. */
   schedule?: Schedule
   /** Newest messages loaded at once. */
@@ -55,6 +57,12 @@ export interface SessionSync {
   older(limit?: number): Promise<boolean>
   /** Leaves the open session: unsubscribes and clears the transcript. */
   close(): void
+  /**
+   * Any session's info change (the host's `sessions` events, for the sidebar): applied in the
+   * same frame batch as the open session's mutations, in arrival order — one state update and
+   * one render per frame for both, not one more for each event.
+   */
+  follow(mutation: SessionInfoMutation): void
   /** Applies the queued live mutations now. */
   flush(): void
   dispose(): void
@@ -79,6 +87,8 @@ export function createSessionSync(opts: SyncOptions): SessionSync {
       const before = read()
       const next = applyMutations(before, batch)
       if (next.sessions !== before.sessions || next.transcript !== before.transcript) write(next)
+      const infos = batch.filter((m): m is SessionInfoMutation => m.variant === 'session')
+      if (infos.length > 0) opts.infoChanged?.(infos)
       heal()
     },
     opts.schedule ?? frameSchedule,
@@ -216,6 +226,8 @@ export function createSessionSync(opts: SyncOptions): SessionSync {
       const state = read()
       if (state.transcript) write({ ...state, transcript: null })
     },
+
+    follow: (mutation) => batcher.push(mutation),
 
     flush: () => batcher.flush(),
 

@@ -11,14 +11,22 @@ export interface TreeNode {
   children: TreeNode[]
 }
 
+/** The node of a root without forks, kept per info object: an unchanged row gets the same node. */
+const leaves = new WeakMap<SessionInfo, TreeNode>()
+const NO_CHILDREN: TreeNode[] = []
+
 export function sessionTree(sessions: SessionInfo[]): TreeNode[] {
-  const byId = new Map(sessions.map((s) => [s.session_id, s]))
+  // Most chats are neither forks nor forked: only the ones that are need the maps. A list that
+  // changed in one session (a turn started or ended) then costs a pass, and every other row keeps
+  // its node, so its memoised row does not render again.
+  const forks = sessions.filter((s) => s.parent)
+  const ids = forks.length ? new Set(sessions.map((s) => s.session_id)) : null
   const kids = new Map<string, SessionInfo[]>()
   const roots: SessionInfo[] = []
   for (const s of sessions) {
     const parent = s.parent?.parent_session_id
     // A fork whose parent is archived or removed is shown as a root (its caption says so).
-    if (parent && byId.has(parent) && parent !== s.session_id) {
+    if (parent && ids?.has(parent) && parent !== s.session_id) {
       const list = kids.get(parent) ?? []
       list.push(s)
       kids.set(parent, list)
@@ -27,7 +35,13 @@ export function sessionTree(sessions: SessionInfo[]): TreeNode[] {
   const seen = new Set<string>()
   const build = (info: SessionInfo, depth: number): TreeNode => {
     seen.add(info.session_id)
-    const children = (kids.get(info.session_id) ?? [])
+    const mine = kids.get(info.session_id)
+    if (!mine && depth === 0) {
+      let leaf = leaves.get(info)
+      if (!leaf) leaves.set(info, (leaf = { info, depth: 0, children: NO_CHILDREN }))
+      return leaf
+    }
+    const children = (mine ?? [])
       .filter((c) => !seen.has(c.session_id))
       .sort((a, b) => a.created_at - b.created_at)
       .map((c) => build(c, depth + 1))

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { SnapshotInfo } from '../../src-shared/types'
+import type { SessionInfo, SnapshotInfo } from '../../src-shared/types'
 import { createFrameBuffer } from '../../src-renderer/client/frames'
 import {
   MAX_BLOCK,
@@ -11,7 +11,7 @@ import { highlight } from '../../src-renderer/lib/highlight'
 import { checkpointLabel, describeChange } from '../../src-renderer/lib/history'
 import { matchShortcut } from '../../src-renderer/lib/shortcuts'
 import { computeOffsets, indexAt, visibleRange } from '../../src-renderer/lib/virtual'
-import { coalesceDeltas, followArchive } from '../../src-renderer/state/chat'
+import { coalesceDeltas, followArchive, upsertSession, type ChatState } from '../../src-renderer/state/chat'
 import { appendDelta, joinDeltas } from '../../src-shared/delta'
 import { flattenTree, neighbour, sessionTree } from '../../src-renderer/state/tree'
 import { delta, info, messageMut, msg, text } from './fixtures'
@@ -44,6 +44,19 @@ describe('sessionTree', () => {
     expect(sessionTree([fork('orphan', 'gone', 1)]).map((n) => n.info.session_id)).toEqual(['orphan'])
   })
 
+  it('keeps the node of a row that did not change, so its memoised row does not render again', () => {
+    const a = info('a', { updated_at: 50 })
+    const b = info('b', { updated_at: 40 })
+    const before = sessionTree([a, b, fork('b1', 'b', 2)])
+    const after = sessionTree([{ ...a, title: 'renamed' }, b, fork('b1', 'b', 2)])
+    expect(after[0]).not.toBe(before[0])
+    expect(after[0].info.title).toBe('renamed')
+    // b has forks: its node is rebuilt (its children may have changed), with the same shape.
+    expect(after[1].children.map((n) => n.info.session_id)).toEqual(['b1'])
+    const leaf = sessionTree([a, b])[1]
+    expect(sessionTree([{ ...a, updated_at: 60 }, b])[1]).toBe(leaf)
+  })
+
   it('steps to the next and previous session, wrapping around', () => {
     const order = [info('a'), info('b'), info('c')]
     expect(neighbour(order, 'a', 1)).toBe('b')
@@ -51,6 +64,32 @@ describe('sessionTree', () => {
     expect(neighbour(order, 'a', -1)).toBe('c')
     expect(neighbour(order, null, -1)).toBe('c')
     expect(neighbour([], 'a', 1)).toBeNull()
+  })
+})
+
+describe('upsertSession', () => {
+  it('leaves the list exactly as sorting it again would, for any change', () => {
+    const byRecent = (x: SessionInfo, y: SessionInfo) =>
+      y.updated_at - x.updated_at || y.created_at - x.created_at
+    let seed = 7
+    const rand = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31
+      return seed % n
+    }
+    let state: ChatState = { sessions: [], transcript: null }
+    let reference: SessionInfo[] = []
+    for (let step = 0; step < 3000; step++) {
+      // Few distinct times, so ties (same updated_at, same created_at) are common.
+      const next = info(`s${rand(40)}`, {
+        updated_at: rand(30),
+        created_at: rand(5),
+        archived: rand(10) === 0,
+      })
+      state = upsertSession(state, next)
+      const rest = reference.filter((x) => x.session_id !== next.session_id)
+      reference = next.archived ? rest : [...rest, next].sort(byRecent)
+      expect(state.sessions).toEqual(reference)
+    }
   })
 })
 

@@ -458,6 +458,9 @@ describe('session list', () => {
     const running = info(SID, { state: 'running', updated_at: 6, current_turn_id: 'turn_1' })
     host.emitInfo(running)
     emit({ variant: 'session', session_id: SID, info: running })
+    // Applied with the frame's other live mutations: one state update and render per frame.
+    expect(state().sessions[0].state).toBe('idle')
+    frame()
     expect(state().sessions[0].state).toBe('running')
     emit(messageMut(msg('m1', 1, { role: 'user', parts: [text('u', 'Plan a trip')] })))
     const titled = info(SID, { state: 'running', title: 'Plan a trip', updated_at: 7, message_count: 1 })
@@ -472,15 +475,19 @@ describe('session list', () => {
 
     // Another window works in ses_2: it moves to the top, with no subscription to it here.
     host.emitInfo(info('ses_2', { state: 'running', updated_at: 9 }))
+    frame()
     expect(ids(app)).toEqual(['ses_2', SID])
     expect(state().sessions[0].state).toBe('running')
 
     // Created elsewhere: it appears; archived: it leaves the list; removed: it is gone.
     host.emitInfo(info('ses_3', { created_at: 10, updated_at: 10 }))
+    frame()
     expect(ids(app)).toEqual(['ses_3', 'ses_2', SID])
     host.emitInfo(info('ses_2', { archived: true, updated_at: 11 }))
+    frame()
     expect(ids(app)).toEqual(['ses_3', SID])
     host.emitInfo(null, 'ses_3')
+    frame()
     expect(ids(app)).toEqual([SID])
 
     await settle()
@@ -502,10 +509,11 @@ describe('session list', () => {
   })
 
   it('opens another session when a `sessions` event says the open one was removed', async () => {
-    const { host, app, state } = setup()
+    const { host, app, state, frame } = setup()
     host.on('sessions.list', () => [info(SID, { updated_at: 5 }), info('ses_2')])
     await app.actions.boot()
     host.emitInfo(null, SID)
+    frame()
     await settle()
     expect(ids(app)).toEqual(['ses_2'])
     expect(state().transcript?.session_id).toBe('ses_2')
@@ -516,18 +524,21 @@ describe('session list', () => {
   })
 
   it('keeps a loaded archive in step with `sessions` events', async () => {
-    const { host, app, state } = setup()
+    const { host, app, state, frame } = setup()
     host
       .on('sessions.list', () => [info(SID, { updated_at: 5 }), info('ses_2', { updated_at: 4 })])
       .on('sessions.archived', () => [info('ses_old', { archived: true, updated_at: 2 })])
     await app.actions.boot()
     await app.actions.loadArchived()
     host.emitInfo(info('ses_2', { archived: true, updated_at: 6 }))
+    frame()
     expect(state().archived?.map((s) => s.session_id)).toEqual(['ses_2', 'ses_old'])
     host.emitInfo(info('ses_old', { archived: false, updated_at: 7 }))
+    frame()
     expect(state().archived?.map((s) => s.session_id)).toEqual(['ses_2'])
     expect(ids(app)).toEqual(['ses_old', SID])
     host.emitInfo(null, 'ses_2')
+    frame()
     expect(state().archived).toEqual([])
     expect(host.count('sessions.archived')).toBe(1)
     expect(host.count('sessions.list')).toBe(1)

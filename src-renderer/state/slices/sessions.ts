@@ -7,7 +7,6 @@ import type {
 } from '../../../src-shared/types'
 import { downloadText } from '../../lib/download'
 import {
-  applyMutation,
   dropSession,
   followArchive,
   setSessions,
@@ -20,7 +19,7 @@ import { openId, type Slice, type SliceApi } from './api'
 /**
  * The sessions slice: the sidebar's list and the archive. The list is read once at boot and
  * after a reconnect; in between it FOLLOWS the host's `sessions` events (every session's info
- * as it is created, changes or is removed: `followSessions`), so a prompt costs no refetch.
+ * as it is created, changes or is removed: `SessionSync.follow`), so a prompt costs no refetch.
  */
 
 export interface SessionsState {
@@ -59,12 +58,14 @@ export interface SessionsActions {
 
 const busy = (err: unknown) => err instanceof ClientError && err.code === 'busy'
 
-/** One session's info changed, appeared or went away: the list, the archive and the open transcript follow. */
-export function followSessions(api: SliceApi, m: SessionInfoMutation) {
-  const state = api.get()
-  api.setChat(applyMutation(state, m))
-  const archived = followArchive(api.get().archived, m)
-  if (archived !== api.get().archived) api.set({ archived })
+/**
+ * Sessions' info changed, appeared or went away: the list and the open transcript have followed
+ * (the sync engine applies these with the frame's live mutations); a loaded archive follows too.
+ */
+export function followArchived(api: SliceApi, mutations: SessionInfoMutation[]) {
+  const before = api.get().archived
+  const archived = mutations.reduce(followArchive, before)
+  if (archived !== before) api.set({ archived })
 }
 
 export function createSessionsSlice(api: SliceApi): Slice<SessionsState, SessionsActions> {
