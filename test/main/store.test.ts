@@ -109,3 +109,55 @@ describe('typed settings', () => {
     expect(err.message).toContain('"app"')
   })
 })
+
+describe('the kept queue of each session', () => {
+  it('answers every change to a queue as a fresh read would, a rolled-back one included', async () => {
+    const rt = sqliteRuntime()
+    const store = rt.store
+    const now = Date.now()
+    const a = (await rt.sessions.create()).session_id
+    const b = (await rt.sessions.create()).session_id
+    const queued = (id: string) => store.listCommands(id, ['queued']).map((c) => c.command_id)
+    const command = (command_id: string, session_id: string) =>
+      store.enqueueCommand({
+        command_id,
+        session_id,
+        kind: 'steer',
+        payload: { kind: 'steer', text: command_id },
+        status: 'queued',
+        turn_id: null,
+        created_at: now,
+      } as never)
+    expect(queued(a)).toEqual([])
+    command('cmd_1', a)
+    command('cmd_2', a)
+    command('cmd_3', b)
+    expect(queued(a)).toEqual(['cmd_1', 'cmd_2'])
+    expect(queued(b)).toEqual(['cmd_3'])
+    // Started: it leaves its queue (and only its own).
+    store.setCommandStatus('cmd_1', 'active')
+    expect(queued(a)).toEqual(['cmd_2'])
+    expect(queued(b)).toEqual(['cmd_3'])
+    // Back to the queue (recovery, an aborted command).
+    store.setCommandStatus('cmd_1', 'queued')
+    expect(queued(a)).toEqual(['cmd_1', 'cmd_2'])
+    store.setCommandStatus('cmd_2', 'cancelled')
+    expect(queued(a)).toEqual(['cmd_1'])
+    // A write that rolls back leaves what a fresh read gives.
+    expect(() =>
+      store.transaction(() => {
+        command('cmd_4', a)
+        expect(queued(a)).toEqual(['cmd_1', 'cmd_4'])
+        throw new Error('rolled back')
+      }),
+    ).toThrow('rolled back')
+    expect(queued(a)).toEqual(['cmd_1'])
+    // The Trash drops a session's queue.
+    store.trashSession(b, now)
+    expect(queued(b)).toEqual([])
+    // What is kept cannot be changed by a caller.
+    const list = store.listCommands(a, ['queued'])
+    expect(() => ((list[0] as { status: string }).status = 'done')).toThrow()
+    expect(queued(a)).toEqual(['cmd_1'])
+  })
+})

@@ -1,10 +1,11 @@
 import type { Statement } from 'better-sqlite3'
-import type { CommandLog } from '../types'
+import type { CommandLog, CommandRow } from '../types'
 import type { Db, Row } from './db'
+import type { Queues } from './queues'
 import { json, toCommand, toInteraction, toTurn } from './rows'
 
 /** The commands queue, the turns that run them, and their interactions (approvals). */
-export function sqliteCommandLog(db: Db): CommandLog {
+export function sqliteCommandLog(db: Db, queues: Queues): CommandLog {
   const p = (sql: string) => db.prepare(sql)
   const stmts = {
     enqueue: p(`INSERT INTO commands (command_id, session_id, kind, payload, status, turn_id, created_at)
@@ -35,8 +36,21 @@ export function sqliteCommandLog(db: Db): CommandLog {
 
   /** listCommands' statements, one per number of statuses asked for (prepared once). */
   const byStatuses = new Map<string, Statement<unknown[]>>()
+  const listBy = (session_id: string, statuses: CommandRow['status'][]): CommandRow[] => {
+    const marks = statuses.map(() => '?').join(',')
+    let stmt = byStatuses.get(marks)
+    if (!stmt) {
+      stmt = db.prepare(
+        `SELECT * FROM commands WHERE session_id = ? AND status IN (${marks}) ORDER BY pos ASC`,
+      )
+      byStatuses.set(marks, stmt)
+    }
+    return (stmt.all(session_id, ...statuses) as Row[]).map(toCommand)
+  }
+
   return {
     enqueueCommand(row) {
+      queues.forget(row.session_id)
       const info = stmts.enqueue.run({ ...row, payload: json(row.payload) })
       return { ...row, pos: Number(info.lastInsertRowid) }
     },
@@ -47,15 +61,9 @@ export function sqliteCommandLog(db: Db): CommandLog {
     },
 
     listCommands(session_id, statuses) {
-      const marks = statuses.map(() => '?').join(',')
-      let stmt = byStatuses.get(marks)
-      if (!stmt) {
-        stmt = db.prepare(
-          `SELECT * FROM commands WHERE session_id = ? AND status IN (${marks}) ORDER BY pos ASC`,
-        )
-        byStatuses.set(marks, stmt)
-      }
-      return (stmt.all(session_id, ...statuses) as Row[]).map(toCommand)
+      if (statuses.length === 1 && statuses[0] === 'queued')
+        return queues.get(session_id, () => listBy(session_id, statuses))
+      return listBy(session_id, statuses)
     },
 
     queuedCommands() {
@@ -63,12 +71,12 @@ export function sqliteCommandLog(db: Db): CommandLog {
     },
 
     setCommandStatus(command_id, status) {
+      queues.changed(command_id, status)
       // A finished command has nothing left to say (its turn row keeps the outcome): drop it,
       // so the queue table stays as small as the queue.
       if (status === 'done' || status === 'cancelled') stmts.deleteCommand.run(command_id)
       else stmts.setCommandStatus.run(status, command_id)
     },
-
     saveTurn(row) {
       stmts.saveTurn.run({ ...row, runs: json(row.runs), result: row.result ? json(row.result) : null })
     },

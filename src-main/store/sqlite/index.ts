@@ -6,6 +6,7 @@ import { inTransaction, openDatabase, quickCheck } from './db'
 import { sqliteCheckpoints } from './checkpoints'
 import { sqliteCommandLog } from './commands'
 import { Lineage } from './lineage'
+import { Queues } from './queues'
 import { sqliteMessageLog } from './messages'
 import { sqliteSessions } from './sessions'
 import { SessionRows } from './session-rows'
@@ -34,8 +35,9 @@ export function openSqliteStore(path: string, opts: { checkAtOpenMaxBytes?: numb
   const lineage = new Lineage(db)
   const settings = sqliteSettings(db)
   const rows = new SessionRows(db)
+  const queues = new Queues(db)
   const checkpoints = sqliteCheckpoints(db, lineage, rows)
-  const sessions = sqliteSessions(db, lineage, checkpoints, rows)
+  const sessions = sqliteSessions(db, lineage, checkpoints, rows, queues)
   return {
     kind: path === ':memory:' ? 'memory' : 'sqlite',
     path,
@@ -55,7 +57,7 @@ export function openSqliteStore(path: string, opts: { checkAtOpenMaxBytes?: numb
     ...settings,
     ...sessions,
     ...sqliteMessageLog(db, lineage, settings, rows, (id) => sessions.getSession(id)),
-    ...sqliteCommandLog(db),
+    ...sqliteCommandLog(db, queues),
     ...checkpoints,
   }
 }

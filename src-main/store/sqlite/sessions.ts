@@ -2,6 +2,7 @@ import type { CheckpointStore, SessionRow, SessionStore } from '../types'
 import { inTransaction, type Db, type Row } from './db'
 import type { Lineage } from './lineage'
 import { sessionParams, toListRow, toSession } from './rows'
+import type { Queues } from './queues'
 import type { SessionRows } from './session-rows'
 
 /** The sessions table, removal with tombstones, and forks (a row plus a first snapshot). */
@@ -10,6 +11,7 @@ export function sqliteSessions(
   lineage: Lineage,
   checkpoints: Pick<CheckpointStore, 'commit_session_snapshot'>,
   rows: SessionRows,
+  queues: Queues,
 ): SessionStore {
   const p = (sql: string) => db.prepare(sql)
   const stmts = {
@@ -81,16 +83,20 @@ export function sqliteSessions(
 
     trashSession(session_id, at) {
       rows.clear()
+      queues.clear()
       inTransaction(db, () => {
         // Queued prompts do not wait in the Trash: a restored chat starts idle.
+        queues.forget(session_id)
         db.prepare("DELETE FROM commands WHERE session_id = ? AND status = 'queued'").run(session_id)
         stmts.setTrashed.run(at, session_id)
       })
       rows.clear()
+      queues.clear()
     },
 
     restoreSession(session_id) {
       rows.clear()
+      queues.clear()
       return stmts.setTrashed.run(null, session_id).changes === 1
     },
 
@@ -142,7 +148,9 @@ export function sqliteSessions(
 
     removeSession(session_id) {
       rows.clear()
+      queues.clear()
       inTransaction(db, () => {
+        queues.forget(session_id)
         db.prepare("DELETE FROM commands WHERE session_id = ? AND status = 'queued'").run(session_id)
         if (stmts.hasChildren.get(session_id)) {
           // Forks read their inherited history from these rows: keep them, hide the session.
@@ -175,6 +183,7 @@ export function sqliteSessions(
         }
       })
       rows.clear()
+      queues.clear()
       lineage.clear()
     },
 
