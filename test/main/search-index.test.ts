@@ -111,6 +111,26 @@ describe('titles and emoji', () => {
     expect(await rt.sessions.search('lisbon')).toEqual([])
   })
 
+  it('matches titles by their folded words, whether or not they are plain ASCII', async () => {
+    const rt = sqliteRuntime()
+    const titled = async (title: string) => (await rt.sessions.create({ title })).session_id
+    const cafe = await titled('Café RÉSUMÉ notes')
+    const plain = await titled('Quarterly BUDGET review')
+    const odd = await titled('100% done_ok \\ path')
+    await titled('Something else')
+    const titles = async (q: string) =>
+      (await rt.sessions.search(q)).filter((h) => h.match === 'title').map((h) => h.session_id)
+    // Diacritics and case fold both ways: the title's and the query's.
+    expect(await titles('cafe resume')).toEqual([cafe])
+    expect(await titles('RÉSUMÉ')).toEqual([cafe])
+    expect(await titles('budget quarterly')).toEqual([plain])
+    expect(await titles('Budget')).toEqual([plain])
+    // A query's words are letters and digits: what LIKE would take as wildcards never reaches it.
+    expect(await titles('100% done_ok')).toEqual([odd])
+    expect(await titles('quarterly review budget')).toEqual([plain])
+    expect(await titles('quarterly café')).toEqual([])
+  })
+
   it('finds an emoji, alone or stuck to a word, and the word beside it still matches', async () => {
     const rt = sqliteRuntime()
     const s = await rt.sessions.create()
