@@ -28,6 +28,12 @@ function builtWorker(name: string): string | null {
 /** How often Arbor backs up a database in use. */
 const BACKUP_EVERY_MS = 6 * 60 * 60 * 1000
 const STARTUP_BACKUP_DELAY_MS = 15_000
+/**
+ * A database too large to check at open is checked this long after it: not during start-up,
+ * where its reading of the whole file competes with the first paint, the first page and the
+ * search worker's start (the first search came ~40 ms later with the check beside it).
+ */
+const STARTUP_CHECK_DELAY_MS = 3000
 import { createScriptedModel, SCRIPTED_MODEL_ID } from './models/scripted'
 import type { Model } from './models/types'
 import { LocalModels, type LocalModelsOptions } from './models/local'
@@ -71,6 +77,8 @@ export interface RuntimeOptions {
    * main thread. Default CHECK_AT_OPEN_MAX_BYTES (16 MB); tests lower it.
    */
   checkAtOpenMaxBytes?: number
+  /** How long after the open such a database is checked (default STARTUP_CHECK_DELAY_MS). */
+  checkDelayMs?: number
   /** The clock of the Trash (when a chat was trashed, when it is deleted); tests move it on. */
   now?: () => number
   /** A session listener threw. Default: logged. Tests make it fail the test. */
@@ -277,11 +285,16 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
   }
   indexStep()
 
-  // A database too large to check at open is checked now, on a worker thread of its own.
+  // A database too large to check at open is checked soon after, on a worker thread of its own.
   let storageProblem: string | null = null
   const problemListeners = new Set<(message: string) => void>()
   const check = store.checkDeferred
-    ? integrityCheck(store.path, workerScript, () => store.quickCheck())
+    ? integrityCheck(
+        store.path,
+        workerScript,
+        () => store.quickCheck(),
+        options.checkDelayMs ?? STARTUP_CHECK_DELAY_MS,
+      )
     : null
   check?.result
     .then((problems) => {

@@ -89,30 +89,37 @@ export function searchService(
  * SQLite's quick_check of `dbPath` on a worker thread of its own (the search worker's script in
  * its check mode), so neither the event loop nor a search waits for it: on a large database it
  * reads every page for seconds. `stop()` does not wait for it (a native call cannot be cut
- * short); without the built script it runs in process, after the current task.
+ * short); without the built script it runs in process. It starts `delayMs` from now.
  */
 export function integrityCheck(
   dbPath: string,
   script: string | null,
   inProcess: () => string[],
+  delayMs = 0,
 ): { result: Promise<string[]>; stop(): void } {
-  if (script === null || !existsSync(script)) {
-    let stopped = false
-    return {
-      result: new Promise((resolve) => setTimeout(() => resolve(stopped ? [] : inProcess()), 0).unref()),
-      stop: () => void (stopped = true),
-    }
-  }
-  const w = new Worker(script, { workerData: { path: dbPath, mode: 'check' } })
-  w.unref()
+  let stopped = false
+  let w: Worker | null = null
   const result = new Promise<string[]>((resolve, reject) => {
-    w.once('message', (m: { problems?: string[]; error?: string }) =>
-      m.error !== undefined ? reject(new Error(m.error)) : resolve(m.problems ?? []),
-    )
-    w.once('error', reject)
-    w.once('exit', () => resolve([]))
+    setTimeout(() => {
+      if (stopped) return resolve([])
+      if (script === null || !existsSync(script)) return resolve(inProcess())
+      const worker = new Worker(script, { workerData: { path: dbPath, mode: 'check' } })
+      w = worker
+      worker.unref()
+      worker.once('message', (m: { problems?: string[]; error?: string }) =>
+        m.error !== undefined ? reject(new Error(m.error)) : resolve(m.problems ?? []),
+      )
+      worker.once('error', reject)
+      worker.once('exit', () => resolve([]))
+    }, delayMs).unref()
   })
-  return { result, stop: () => void w.terminate() }
+  return {
+    result,
+    stop() {
+      stopped = true
+      void w?.terminate()
+    },
+  }
 }
 
 /** How often the checkpoint thread copies the write-ahead log back (ms). */
