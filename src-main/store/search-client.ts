@@ -101,16 +101,21 @@ export function integrityCheck(
   let w: Worker | null = null
   const result = new Promise<string[]>((resolve, reject) => {
     setTimeout(() => {
-      if (stopped) return resolve([])
-      if (script === null || !existsSync(script)) return resolve(inProcess())
-      const worker = new Worker(script, { workerData: { path: dbPath, mode: 'check' } })
-      w = worker
-      worker.unref()
-      worker.once('message', (m: { problems?: string[]; error?: string }) =>
-        m.error !== undefined ? reject(new Error(m.error)) : resolve(m.problems ?? []),
-      )
-      worker.once('error', reject)
-      worker.once('exit', () => resolve([]))
+      try {
+        if (stopped) return resolve([])
+        if (script === null || !existsSync(script)) return resolve(inProcess())
+        const worker = new Worker(script, { workerData: { path: dbPath, mode: 'check' } })
+        w = worker
+        worker.unref()
+        worker.once('message', (m: { problems?: string[]; error?: string }) =>
+          m.error !== undefined ? reject(new Error(m.error)) : resolve(m.problems ?? []),
+        )
+        worker.once('error', reject)
+        worker.once('exit', () => resolve([]))
+      } catch (err) {
+        // On a timer nobody would catch it: the caller hears of it as the check's failure.
+        reject(err as Error)
+      }
     }, delayMs).unref()
   })
   return {

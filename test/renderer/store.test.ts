@@ -496,6 +496,19 @@ describe('session list', () => {
     expect(state().transcript?.session_id).toBe(SID)
   })
 
+  it('applies list events that came before the boot answer under it, not over it', async () => {
+    const { host, app, state, frame } = setup()
+    host.on('sessions.list', () => {
+      // Sent while the list was being read: older than the answer.
+      host.emitInfo(info('ses_2', { title: 'Older', updated_at: 1 }))
+      return [info(SID, { updated_at: 5 }), info('ses_2', { title: 'Newer', updated_at: 4 })]
+    })
+    await app.actions.boot()
+    await settle()
+    frame()
+    expect(state().sessions.find((s) => s.session_id === 'ses_2')?.title).toBe('Newer')
+  })
+
   it('re-reads the list only after a reconnect', async () => {
     const { host, app } = setup()
     await app.actions.boot()

@@ -120,13 +120,15 @@ export class Scheduler {
   }
 
   waitTurn(turn_id: string): Promise<TurnResult> {
-    // The running turn is not finished: no need to read it.
-    const turn =
-      this.ctx.active?.turn.turn_id === turn_id ? this.ctx.active.turn : this.ctx.store.getTurn(turn_id)
-    if (!turn || turn.session_id !== this.ctx.id)
-      return Promise.reject(new ArborError('not_found', `No turn ${turn_id} in session ${this.ctx.id}.`))
-    if (FINISHED.includes(turn.status))
-      return Promise.resolve(turn.result ?? { success: turn.status === 'succeeded' })
+    // The running turn has not ended (its end is committed before it stops being the active
+    // one, and its waiters are answered then): no need to read it.
+    if (this.ctx.active?.turn.turn_id !== turn_id) {
+      const turn = this.ctx.store.getTurn(turn_id)
+      if (!turn || turn.session_id !== this.ctx.id)
+        return Promise.reject(new ArborError('not_found', `No turn ${turn_id} in session ${this.ctx.id}.`))
+      if (FINISHED.includes(turn.status))
+        return Promise.resolve(turn.result ?? { success: turn.status === 'succeeded' })
+    }
     return new Promise((resolve) => {
       const list = this.waiters.get(turn_id) ?? []
       list.push(resolve)

@@ -6,13 +6,7 @@ import type {
   TrashedSessionInfo,
 } from '../../../src-shared/types'
 import { downloadText } from '../../lib/download'
-import {
-  dropSession,
-  followArchive,
-  setSessions,
-  upsertSession,
-  type ChatState,
-} from '../chat'
+import { dropSession, followArchive, setSessions, upsertSession, type ChatState } from '../chat'
 import { flattenTree, neighbour, sessionTree } from '../tree'
 import { openId, type Slice, type SliceApi } from './api'
 
@@ -74,6 +68,8 @@ export function createSessionsSlice(api: SliceApi): Slice<SessionsState, Session
     async boot() {
       try {
         const [app, list] = await Promise.all([arbor.call('app.info', {}), arbor.sessions.list()])
+        // Events that arrived before the answer are older than it: apply them first.
+        sync.flush()
         set((s) => ({ ...setSessions(s, list), app }))
         void api.actions.loadSettings()
         const wanted = options.initialSessionId
@@ -98,6 +94,7 @@ export function createSessionsSlice(api: SliceApi): Slice<SessionsState, Session
         const id = openId(api)
         if (id && !list.some((s) => s.session_id === id)) {
           const info = await arbor.session(id).get_info()
+          sync.flush()
           api.setChat(upsertSession(get(), info))
         }
       } catch (err) {
