@@ -19,8 +19,7 @@ export function sessionTree(sessions: SessionInfo[]): TreeNode[] {
   // Most chats are neither forks nor forked: only the ones that are need the maps. A list that
   // changed in one session (a turn started or ended) then costs a pass, and every other row keeps
   // its node, so its memoised row does not render again.
-  const forks = sessions.filter((s) => s.parent)
-  const ids = forks.length ? new Set(sessions.map((s) => s.session_id)) : null
+  const ids = sessions.some((s) => s.parent) ? new Set(sessions.map((s) => s.session_id)) : null
   const kids = new Map<string, SessionInfo[]>()
   const roots: SessionInfo[] = []
   for (const s of sessions) {

@@ -578,14 +578,10 @@ describe('a damaged database', () => {
     const fd = openSync(file, 'r+')
     writeSync(fd, randomBytes(4096), 0, 4096, 4096 * (leaves[0]! - 1))
     closeSync(fd)
-    // As if the file were over the size checked at open (16 MB): the check is deferred.
-    const rt = openRuntime({
-      dataDir: dir,
-      log: () => {},
-      checkAtOpenMaxBytes: 0,
-      checkDelayMs: 0,
-      searchWorker: WORKER,
-    })
+    // As if the file were over the size checked at open (16 MB): the check is deferred (to now).
+    const deferred = (dataDir: string) =>
+      openRuntime({ dataDir, log: () => {}, checkAtOpenMaxBytes: 0, checkDelayMs: 0, searchWorker: WORKER })
+    const rt = deferred(dir)
     const reported: string[] = []
     rt.onStorageProblem((m) => reported.push(m))
     try {
@@ -602,13 +598,7 @@ describe('a damaged database', () => {
     // A sound file of any size reports nothing.
     const clean = tempDir()
     await withHistory(clean)
-    const ok = openRuntime({
-      dataDir: clean,
-      log: () => {},
-      checkAtOpenMaxBytes: 0,
-      checkDelayMs: 0,
-      searchWorker: WORKER,
-    })
+    const ok = deferred(clean)
     try {
       expect(ok.store.quickCheck()).toEqual([])
       await new Promise((r) => setTimeout(r, 200))

@@ -152,7 +152,8 @@ describe('the kept queue of each session', () => {
       }),
     ).toThrow('rolled back')
     expect(queued(a)).toEqual(['cmd_1'])
-    // The Trash drops a session's queue.
+    // The Trash drops a session's queue (kept just before).
+    expect(queued(b)).toEqual(['cmd_3'])
     store.trashSession(b, now)
     expect(queued(b)).toEqual([])
     // What is kept cannot be changed by a caller.

@@ -77,6 +77,7 @@ export function sqliteCommandLog(db: Db, queues: Queues): CommandLog {
       if (status === 'done' || status === 'cancelled') stmts.deleteCommand.run(command_id)
       else stmts.setCommandStatus.run(status, command_id)
     },
+
     saveTurn(row) {
       stmts.saveTurn.run({ ...row, runs: json(row.runs), result: row.result ? json(row.result) : null })
     },

@@ -83,7 +83,6 @@ export function sqliteSessions(
 
     trashSession(session_id, at) {
       rows.clear()
-      queues.clear()
       inTransaction(db, () => {
         // Queued prompts do not wait in the Trash: a restored chat starts idle.
         queues.forget(session_id)
@@ -91,12 +90,10 @@ export function sqliteSessions(
         stmts.setTrashed.run(at, session_id)
       })
       rows.clear()
-      queues.clear()
     },
 
     restoreSession(session_id) {
       rows.clear()
-      queues.clear()
       return stmts.setTrashed.run(null, session_id).changes === 1
     },
 
@@ -148,7 +145,6 @@ export function sqliteSessions(
 
     removeSession(session_id) {
       rows.clear()
-      queues.clear()
       inTransaction(db, () => {
         queues.forget(session_id)
         db.prepare("DELETE FROM commands WHERE session_id = ? AND status = 'queued'").run(session_id)
@@ -183,7 +179,6 @@ export function sqliteSessions(
         }
       })
       rows.clear()
-      queues.clear()
       lineage.clear()
     },
 
