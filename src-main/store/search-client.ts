@@ -7,13 +7,17 @@ export interface SearchService {
   search(query: string, limit: number): Promise<SearchHit[]>
   /** Starts the worker and reads a little of the index, so the first real search waits for neither. */
   warm(): void
+  /** Resolves once searches run on the worker (never, without one). */
+  ready(): Promise<void>
   close(): Promise<void>
 }
 
 /**
  * Searches in a worker thread over its own read-only connection to `dbPath`. If the worker
  * cannot start or dies, searches fall back to `inProcess` (the store's own connection), so
- * search keeps working; the worker is started again at the next search.
+ * search keeps working; the worker is started again at the next search. Until a started worker
+ * has opened the database, searches run in process too: a new thread takes ~50 ms to start here
+ * (more beside the others starting with the runtime), while a search takes a few.
  */
 export function searchService(
   dbPath: string,
@@ -26,13 +30,23 @@ export function searchService(
   type Answer = { hits?: SearchHit[] }
   const pending = new Map<number, { resolve: (a: Answer) => void; reject: (e: Error) => void }>()
   const usable = script !== null && existsSync(script)
+  // Set when the running worker says it has opened the database; cleared when it stops.
+  let ready = false
+  const readyWaiters = new Set<() => void>()
 
   const start = (): Worker | null => {
     if (!usable) return null
     if (worker) return worker
     const w = new Worker(script!, { workerData: { path: dbPath } })
     w.unref()
-    w.on('message', (msg: Answer & { id: number; error?: string }) => {
+    w.on('message', (msg: Answer & { id: number; error?: string; ready?: boolean }) => {
+      if (msg.ready) {
+        if (worker !== w) return
+        ready = true
+        for (const r of [...readyWaiters]) r()
+        readyWaiters.clear()
+        return
+      }
       const p = pending.get(msg.id)
       if (!p) return
       pending.delete(msg.id)
@@ -42,6 +56,7 @@ export function searchService(
     const lost = (why: string) => {
       if (worker !== w) return
       worker = null
+      ready = false
       log(`the search worker stopped (${why}); searching on the main thread until it starts again`)
       for (const [id, p] of pending) {
         pending.delete(id)
@@ -66,9 +81,13 @@ export function searchService(
       const w = start()
       if (w) ask(w, { query: 'a', limit: 1 }).catch(() => {})
     },
+    ready() {
+      if (ready) return Promise.resolve()
+      return new Promise((resolve) => readyWaiters.add(resolve))
+    },
     async search(query, limit) {
       const w = start()
-      if (!w) return inProcess(query, limit)
+      if (!w || !ready) return inProcess(query, limit)
       try {
         return (await ask(w, { query, limit })).hits ?? []
       } catch (err) {
@@ -80,6 +99,7 @@ export function searchService(
     async close() {
       const w = worker
       worker = null
+      ready = false
       if (w) await w.terminate()
     },
   }

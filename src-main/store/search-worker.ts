@@ -67,6 +67,8 @@ if (mode === 'checkpoint') {
   db.close()
 } else {
   const search = prepareSearch(db)
+  // Searches go to this thread from now on (until now they ran on the host's connection).
+  parentPort!.postMessage({ ready: true })
   parentPort!.on('message', (req: { id: number; query: string; limit: number }) => {
     try {
       parentPort!.postMessage({ id: req.id, hits: search(req.query, req.limit) })

@@ -3,6 +3,7 @@ import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { openRuntime } from '../../src-main/runtime'
+import { searchService } from '../../src-main/store/search-client'
 import { eventually, messageHits, sqliteRuntime, tempDir, textOf, writeMessages } from './helpers'
 
 describe('the full-text index', () => {
@@ -226,6 +227,38 @@ describe('search off the event loop', () => {
     const both = await Promise.all([rt.sessions.search('thread'), rt.sessions.search('capybara')])
     expect(both.map((h) => h.length)).toEqual([2, 2])
     expect(logs.filter((l) => l.includes('search worker'))).toEqual([])
+  })
+
+  it('answers in process until the worker has opened the database, then only on the worker', async () => {
+    const dataDir = tempDir()
+    // Written with no worker (all in process), then searched through a service of its own.
+    const rt = sqliteRuntime({ dataDir, searchWorker: join(dataDir, 'no-worker.js') })
+    const s = await rt.sessions.create()
+    await (
+      await s.prompt({ query: 'capybara on a thread' })
+    ).finished
+    let inProcess = 0
+    const service = searchService(
+      join(dataDir, 'arbor.db'),
+      WORKER,
+      () => {
+        inProcess++
+        return []
+      },
+      () => {},
+    )
+    try {
+      // The first search starts the thread and does not wait for it.
+      expect(await service.search('capybara', 10)).toEqual([])
+      expect(inProcess).toBe(1)
+      await service.ready()
+      const hits = await service.search('capybara', 10)
+      // The chat (titled after its first prompt), the prompt and the reply.
+      expect(hits.map((h) => h.match)).toEqual(['title', 'message', 'message'])
+      expect(inProcess).toBe(1)
+    } finally {
+      await service.close()
+    }
   })
 
   it('falls back to the main thread when the worker cannot run', async () => {
