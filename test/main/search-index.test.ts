@@ -87,6 +87,27 @@ describe('search queries', () => {
     expect(two.every((h) => ids.has(h.message_id))).toBe(true)
     await rt.close()
   })
+
+  it('finds the words a half-typed word starts beyond plain ASCII, and never the word itself twice', async () => {
+    const rt = sqliteRuntime()
+    const s = await rt.sessions.create()
+    // A word that goes on past the Basic Multilingual Plane (𝒳 is a letter, so part of the
+    // word), one whose folded form starts with what is typed (Ärger → arger), a CJK run.
+    for (const q of ['the ab𝒳 letter', 'much Ärger today', 'see 日本語 here', 'plain ab'])
+      await (
+        await s.prompt({ query: q })
+      ).finished
+    const snippets = async (q: string) => (await messageHits(rt, q, { limit: 50 })).map((h) => h.snippet)
+    // "ab" is a whole word (the last prompt and its reply) and the start of "ab𝒳" (the first).
+    const ab = await snippets('ab')
+    expect(ab.filter((t) => t.includes('ab𝒳')).length).toBe(2)
+    expect(ab.filter((t) => /plain ab\b/.test(t)).length).toBe(2)
+    expect(ab.length).toBe(4)
+    expect((await snippets('arg')).every((t) => t.includes('Ärger'))).toBe(true)
+    expect((await snippets('arg')).length).toBe(2)
+    expect((await snippets('日本')).length).toBe(2)
+    await rt.close()
+  })
 })
 
 describe('titles and emoji', () => {
