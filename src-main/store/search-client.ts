@@ -151,6 +151,12 @@ export function integrityCheck(
 export const CHECKPOINT_EVERY_MS = 1000
 
 /**
+ * The log's length (pages) at which the checkpoint thread restarts it from its beginning (32 MB
+ * of 4 KB pages). Below the store's backstop (twice this), which would checkpoint on the host.
+ */
+export const RESTART_PAGES = 8000
+
+/**
  * The write-ahead log copied back into `dbPath` on a thread of its own (the search worker's
  * script in its checkpoint mode, with its own connection). SQLite otherwise does it inside the
  * commit that makes the log long — every ~1,000 pages, a 20–30 ms stall of the host's event
@@ -164,9 +170,10 @@ export function checkpointThread(
   autoCheckpoint: (on: boolean) => void,
   log: (message: string) => void,
   everyMs = CHECKPOINT_EVERY_MS,
+  restartPages = RESTART_PAGES,
 ): { close(): Promise<void> } {
   if (script === null || !existsSync(script)) return { close: async () => {} }
-  const w = new Worker(script, { workerData: { path: dbPath, mode: 'checkpoint', everyMs } })
+  const w = new Worker(script, { workerData: { path: dbPath, mode: 'checkpoint', everyMs, restartPages } })
   w.unref()
   let live = true
   const ended = new Promise<void>((resolve) => w.once('exit', () => resolve()))

@@ -11,11 +11,12 @@ import { parentPort, workerData } from 'node:worker_threads'
 import { quickCheck } from './sqlite/db'
 import { prepareSearch } from './sqlite/search'
 
-const { path, mode, target, everyMs } = workerData as {
+const { path, mode, target, everyMs, restartPages } = workerData as {
   path: string
   mode?: 'check' | 'backup' | 'checkpoint'
   target?: string
   everyMs?: number
+  restartPages?: number
 }
 const db = new Database(path, { readonly: mode !== 'checkpoint', fileMustExist: true })
 
@@ -26,16 +27,20 @@ if (mode === 'checkpoint') {
   // the write lock, so a commit never waits for this thread in SQLite (only, now and then, for
   // the disk while it syncs); what a reader still uses is copied at a later tick. A tick with
   // nothing new in the log returns at once, without an fsync.
-  // Then RESTART, if no one is writing at that moment: the log starts again from its beginning.
-  // A writer only restarts it when every frame was copied back as it begins, and one that
-  // commits every few milliseconds always finds a few new ones (the copy and its fsync take
-  // longer here): the log grew to the store's backstop and the host's own checkpoint stalled a
-  // commit for 12-34 ms, every ~250 commits at 200 commits/s. The RESTART holds the write lock
-  // only to copy the frames written since the PASSIVE pass; a commit then waits that long.
+  // Then RESTART once the log is long (restartPages), if no one is writing at that moment: the
+  // log starts again from its beginning. A writer only restarts it when every frame was copied
+  // back as it begins, and one that commits every few milliseconds always finds a few new ones
+  // (the copy and its fsync take longer here): the log would grow to the store's backstop, whose
+  // checkpoint on the host's event loop stalls a commit for 30-60 ms. But a RESTART is not free
+  // either: it holds the write lock while it copies the last frames and syncs both files, and
+  // the first commit into the restarted log syncs its header, on the host's event loop: each a
+  // 10-50 ms commit when the disk is busy. Restarting at every tick that found anything new (as
+  // before) made that once a second under steady writes (the background indexing of an older
+  // database: its chunks' p99 was 30-65 ms, 15-20 ms now); now it is once per restartPages.
   const tick = () => {
     try {
       const [passive] = db.pragma('wal_checkpoint(PASSIVE)') as Array<{ log: number }>
-      if (passive && passive.log > 0) db.pragma('wal_checkpoint(RESTART)')
+      if (passive && passive.log >= (restartPages ?? 1)) db.pragma('wal_checkpoint(RESTART)')
     } catch (err) {
       parentPort!.postMessage({ error: err instanceof Error ? err.message : String(err) })
     }

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { seedMessage } from '../../src-main/bench/seed'
 import { checkpointThread } from '../../src-main/store/search-client'
+import { BACKSTOP_PAGES } from '../../src-main/store/sqlite'
 import { sqliteRuntime, tempDir } from './helpers'
 
 const WORKER = join(__dirname, '../../out/main/search-worker.js')
@@ -56,20 +57,25 @@ describe('the checkpoint thread', () => {
     expect(logs).toEqual([])
   })
 
-  it('restarts the log itself while a writer commits every millisecond (the writer would never find it copied)', async () => {
-    const { path, db, auto, setAuto } = database()
-    const thread = checkpointThread(path, WORKER, setAuto, () => {}, 20)
-    await until(() => auto() === 0)
-    const insert = db.prepare('INSERT INTO t (v) VALUES (?)')
-    // ~700 one-page commits over ~1.5 s, a millisecond or so apart.
-    for (let i = 0; i < 700; i++) {
-      db.transaction(() => insert.run('x'.repeat(3000)))()
-      await new Promise((r) => setTimeout(r, 1))
+  it('restarts the log once it is long while a writer commits every millisecond (the writer would never find it copied)', async () => {
+    // ~700 one-page commits over ~1.5 s, a millisecond or so apart, with a thread that restarts
+    // the log at `restartPages`: the log file's size at the end.
+    const walAfter = async (restartPages: number) => {
+      const { path, db, auto, setAuto } = database()
+      const thread = checkpointThread(path, WORKER, setAuto, () => {}, 20, restartPages)
+      await until(() => auto() === 0)
+      const insert = db.prepare('INSERT INTO t (v) VALUES (?)')
+      for (let i = 0; i < 700; i++) {
+        db.transaction(() => insert.run('x'.repeat(3000)))()
+        await new Promise((r) => setTimeout(r, 1))
+      }
+      await thread.close()
+      return statSync(`${path}-wal`).size
     }
-    await thread.close()
     // Restarted again and again: the log file never held more than a fraction of the commits.
-    // (A log that is only copied back, never restarted, holds every one of them: over 5 MB here.)
-    expect(statSync(`${path}-wal`).size).toBeLessThan(350 * 4120)
+    expect(await walAfter(100)).toBeLessThan(350 * 4120)
+    // Below its restart length it is only copied back, never restarted: it holds every commit.
+    expect(await walAfter(100_000)).toBeGreaterThan(650 * 4096)
   })
 
   it('without the thread (its script cannot start) the connection keeps checkpointing itself, and says why', async () => {
@@ -90,10 +96,11 @@ describe('the checkpoint thread', () => {
     const rt = sqliteRuntime({ dataDir, searchWorker: join(dataDir, 'no-such-worker.js') })
     rt.store.autoCheckpoint(false)
     const s = await rt.sessions.create()
-    const text = 'A paragraph of a reply that fills most of a page. '.repeat(60)
-    for (let i = 0; i < 3000; i++) rt.store.insertMessage(seedMessage(s.session_id, i, text))
-    // ~3,000 pages of rows and more of their index: without the backstop the log holds them all.
+    // Three pages and more of text each: half as much again as the backstop in all.
+    const text = 'A paragraph of a reply that fills most of a page. '.repeat(250)
+    for (let i = 0; i < BACKSTOP_PAGES / 2; i++) rt.store.insertMessage(seedMessage(s.session_id, i, text))
+    // Without the backstop the log holds every page written.
     const wal = statSync(join(dataDir, 'arbor.db-wal')).size
-    expect(wal).toBeLessThan(2600 * 4096)
+    expect(wal).toBeLessThan(BACKSTOP_PAGES * 1.2 * 4096)
   })
 })

@@ -18,10 +18,11 @@ const AUTO_CHECKPOINT_PAGES = 1000
  * While a checkpoint thread runs, the connection still checkpoints past this many pages: under
  * writes with no pause (a bulk import) the thread copies the log but never catches up with its
  * end, so the log is never restarted and would grow without bound (5 GB for 120,000 messages
- * written flat out, in a test). Then one checkpoint here, mostly copied already, restarts it: a
- * 30–40 ms commit every ~2,000 pages of such writes, against 20 ms every 1,000 without the thread.
+ * written flat out, in a test). The thread restarts it at half this length (RESTART_PAGES in
+ * search-client.ts); this checkpoint on the host's event loop (a 30–60 ms commit) is only for
+ * when the thread falls behind.
  */
-const BACKSTOP_PAGES = 2000
+export const BACKSTOP_PAGES = 16_000
 
 /**
  * Opens (creating if needed) the store. `path` ':memory:' gives the in-memory store.
