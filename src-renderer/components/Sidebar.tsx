@@ -1,6 +1,7 @@
 /* eslint-disable react-hooks/immutability -- the row-height cache is mutated outside React's
  * data flow, as in Transcript.tsx; re-renders are requested through `measured`. */
 import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
+import { flushSync } from 'react-dom'
 import { computeOffsets, visibleRange } from '../lib/virtual'
 import { sessionTree, type TreeNode } from '../state/tree'
 import { useActions, useApp } from '../state/hooks'
@@ -14,6 +15,13 @@ import { SessionItem } from './SessionItem'
 const ROW_ESTIMATE = 44
 /** Rows rendered beyond the visible part of the list, above and below (px). */
 const OVERSCAN = 600
+
+/** Keeps a row's measured height; whether it changed (by half a pixel or more). */
+function record(heights: Map<string, number>, key: string, h: number): boolean {
+  if (Math.abs((heights.get(key) ?? -1) - h) < 0.5) return false
+  heights.set(key, h)
+  return true
+}
 
 /** True when `openId` is this node or one of its forks (its row must re-render). */
 function holds(node: TreeNode, id: string | null): boolean {
@@ -96,22 +104,52 @@ function SessionList({ tree, openId }: { tree: TreeNode[]; openId: string | null
     }
   }, [])
 
-  // Measure the rendered roots (forks open, titles wrap); re-render only if one changed. Runs
-  // after every render on purpose; the state update is guarded by a real change.
+  // Rows change size after they are first laid out (forks open, titles wrap): a ResizeObserver
+  // hears of it after the browser's own layout. Reading every row's height after each render
+  // instead forced a layout of the whole window in the middle of React's commit — with a
+  // reply arriving in the transcript beside it, a fresh layout of that too, at every turn of
+  // every chat (the list re-renders when any chat's info changes).
+  const observer = useRef<ResizeObserver | null>(null)
+  const observed = useRef(new Set<Element>())
+  useEffect(
+    () => () => {
+      observer.current?.disconnect()
+      // A remount (React's strict mode does one) starts over: nothing is observed any more.
+      observer.current = null
+      observed.current = new Set()
+    },
+    [],
+  )
+  // Rows new to the DOM: measured now, so they are placed right in their first frame (a row
+  // seen before keeps its height), and observed from now on; rows that left are let go.
+  // Runs after every render on purpose: it touches the layout only for rows never measured.
   // eslint-disable-next-line react-hooks/exhaustive-deps
   useLayoutEffect(() => {
     const list = ref.current
     if (!list) return
+    if (!observer.current && typeof ResizeObserver !== 'undefined')
+      observer.current = new ResizeObserver((entries) => {
+        let grew = false
+        for (const e of entries) {
+          const li = e.target as HTMLElement
+          const key = li.dataset.key
+          // The layout is clean while observers run: this reads it, it does not force one.
+          if (key && li.isConnected && record(heights, key, li.offsetHeight)) grew = true
+        }
+        if (grew) flushSync(() => setMeasured((n) => n + 1))
+      })
+    const ro = observer.current
     let changed = false
+    const now = new Set<Element>()
     for (const li of list.children) {
       const key = (li as HTMLElement).dataset.key
       if (!key) continue
-      const h = (li as HTMLElement).offsetHeight
-      if (Math.abs((heights.get(key) ?? -1) - h) >= 0.5) {
-        heights.set(key, h)
-        changed = true
-      }
+      if (!heights.has(key) && record(heights, key, (li as HTMLElement).offsetHeight)) changed = true
+      now.add(li)
+      if (ro && !observed.current.has(li)) ro.observe(li)
     }
+    if (ro) for (const li of observed.current) if (!now.has(li)) ro.unobserve(li)
+    observed.current = now
     if (changed) setMeasured((n) => n + 1)
   })
 
