@@ -36,7 +36,7 @@ if (mode === 'checkpoint') {
   // the first commit into the restarted log syncs its header, on the host's event loop: each a
   // 10-50 ms commit when the disk is busy. Restarting at every tick that found anything new (as
   // before) made that once a second under steady writes (the background indexing of an older
-  // database: its chunks' p99 was 30-65 ms, 15-20 ms now); now it is once per restartPages.
+  // database: its chunks' p99 was 30-65 ms); now it is once per restartPages.
   const tick = () => {
     try {
       const [passive] = db.pragma('wal_checkpoint(PASSIVE)') as Array<{ log: number }>
