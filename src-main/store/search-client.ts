@@ -100,6 +100,8 @@ export function searchService(
       const w = worker
       worker = null
       ready = false
+      // Closed: searches will never run on a worker (ready() stays pending; nothing waits on it).
+      readyWaiters.clear()
       if (w) await w.terminate()
     },
   }
@@ -171,8 +173,8 @@ export function checkpointThread(
   log: (message: string) => void,
   everyMs = CHECKPOINT_EVERY_MS,
   restartPages = RESTART_PAGES,
-): { close(): Promise<void> } {
-  if (script === null || !existsSync(script)) return { close: async () => {} }
+): { close(): Promise<void>; restarts(): number } {
+  if (script === null || !existsSync(script)) return { close: async () => {}, restarts: () => 0 }
   const w = new Worker(script, { workerData: { path: dbPath, mode: 'checkpoint', everyMs, restartPages } })
   w.unref()
   let live = true
@@ -183,13 +185,17 @@ export function checkpointThread(
     autoCheckpoint(true)
     log(`the checkpoint thread stopped (${why}); commits copy the log back themselves again`)
   }
-  w.on('message', (m: { ready?: boolean; error?: string }) => {
-    if (m.ready && live) autoCheckpoint(false)
+  let restarts = 0
+  w.on('message', (m: { ready?: boolean; restarted?: boolean; error?: string }) => {
+    if (m.restarted) restarts++
+    else if (m.ready && live) autoCheckpoint(false)
     else if (m.error !== undefined) log(`a background checkpoint failed (tried again shortly): ${m.error}`)
   })
   w.on('error', (err) => lost(String(err)))
   w.on('exit', (code) => lost(`exit ${code}`))
   return {
+    /** How many times the thread has restarted the log so far. */
+    restarts: () => restarts,
     async close() {
       if (!live) return
       live = false

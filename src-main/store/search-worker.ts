@@ -40,7 +40,11 @@ if (mode === 'checkpoint') {
   const tick = () => {
     try {
       const [passive] = db.pragma('wal_checkpoint(PASSIVE)') as Array<{ log: number }>
-      if (passive && passive.log >= (restartPages ?? 1)) db.pragma('wal_checkpoint(RESTART)')
+      if (passive && passive.log >= (restartPages ?? 1)) {
+        const [restart] = db.pragma('wal_checkpoint(RESTART)') as Array<{ busy: number }>
+        // Busy: someone was writing; the next tick tries again.
+        if (restart && restart.busy === 0) parentPort!.postMessage({ restarted: true })
+      }
     } catch (err) {
       parentPort!.postMessage({ error: err instanceof Error ? err.message : String(err) })
     }
