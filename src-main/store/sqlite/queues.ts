@@ -35,8 +35,4 @@ export class Queues {
     for (const [session_id, list] of this.lists)
       if (list.some((r) => r.command_id === command_id)) this.lists.delete(session_id)
   }
-
-  clear(): void {
-    this.lists.clear()
-  }
 }
