@@ -3,7 +3,8 @@ import type { ServerEvent, SessionMutation } from '../../src-shared/types'
 
 type DeltaEvent = { type: 'mutation'; mutation: Extract<SessionMutation, { variant: 'delta' }> }
 
-const isDelta = (e: ServerEvent): e is DeltaEvent => e.type === 'mutation' && e.mutation.variant === 'delta'
+export const isDelta = (e: ServerEvent): e is DeltaEvent =>
+  e.type === 'mutation' && e.mutation.variant === 'delta'
 
 export interface DeltaBursts {
   /** Sends an event, or holds a delta to join it with the ones that follow in this burst. */

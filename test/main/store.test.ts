@@ -2,6 +2,9 @@ import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
 import { openStore, type Store } from '../../src-main/store'
+import { newId } from '../../src-shared/ids'
+import type { Row } from '../../src-main/store/sqlite/db'
+import { toSession } from '../../src-main/store/sqlite/rows'
 import { refusal, sqliteRuntime, tempDir } from './helpers'
 
 /** A store on a fresh folder, and a way to write its settings table behind its back. */
@@ -162,3 +165,51 @@ describe('the kept queue of each session', () => {
     expect(queued(a)).toEqual(['cmd_1'])
   })
 })
+
+describe('the kept row of each session', () => {
+  it('answers after every message as a fresh read would, a rolled-back one included', async () => {
+    const rt = sqliteRuntime()
+    const store = rt.store
+    const id = (await rt.sessions.create()).session_id
+    const raw = new Database(join(rt.dataDir, 'arbor.db'), { readonly: true })
+    const fresh = () => toSession(raw.prepare('SELECT * FROM sessions WHERE session_id = ?').get(id) as Row)
+    let t = Date.now() + 1000
+    const message = (text: string) => ({
+      message_id: newId('msg'),
+      session_id: id,
+      role: 'user' as const,
+      kind: 'text' as const,
+      status: 'complete' as const,
+      parts: [{ type: 'text' as const, part_id: newId('prt'), text }],
+      revision: 1,
+      created_at: ++t,
+      updated_at: t,
+    })
+    try {
+      expect(store.getSession(id)).toEqual(fresh())
+      for (const text of ['one', 'two', 'three']) {
+        store.insertMessage(message(text))
+        expect(store.getSession(id)).toEqual(fresh())
+      }
+      expect(store.getSession(id)?.last_seq).toBe(3)
+      expect(store.getSession(id)?.message_count).toBe(3)
+      expect(() => store.transaction(() => (store.insertMessage(message('no')), fail()))).toThrow(
+        'rolled back',
+      )
+      expect(store.getSession(id)).toEqual(fresh())
+      store.transaction(() => store.insertMessage(message('four')))
+      expect(store.getSession(id)).toEqual(fresh())
+      store.insertMessage(message('five'))
+      expect(store.getSession(id)).toEqual(fresh())
+      expect(store.getSession(id)?.updated_at).toBe(t)
+      // What is kept cannot be changed by a caller.
+      expect(() => ((store.getSession(id) as { last_seq: number }).last_seq = 0)).toThrow()
+    } finally {
+      raw.close()
+    }
+  })
+})
+
+function fail(): never {
+  throw new Error('rolled back')
+}

@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process'
 import { afterEach, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
 import type { BrowserHost } from '../../src-main/ipc/ws-host'
@@ -80,6 +81,54 @@ describe('WebSocket host', () => {
     expect(seen.some((m) => m.variant === 'delta')).toBe(true)
     const page = await s.messages()
     expect(page.items).toHaveLength(2)
+  })
+
+  it("sends a prompt's answer, its start events and the reply's first words in one write", async () => {
+    const { host } = await setup()
+    // The client is another process, as a real one is: it reads whenever data arrives, so
+    // frames written at different moments arrive in different reads (in this process they
+    // would pile up until the host's turn of the event loop ends, hiding the difference).
+    const client = `
+      const WebSocket = require('ws')
+      const ws = new WebSocket(process.argv[1])
+      let id = 0
+      const ask = (method, params) => new Promise((resolve) => {
+        const my = ++id
+        const on = (d) => { const m = JSON.parse(d.toString()); if (m.id === my) { ws.off('message', on); resolve(m) } }
+        ws.on('message', on)
+        ws.send(JSON.stringify({ id: my, method, params }))
+      })
+      ws.on('open', async () => {
+        const created = await ask('sessions.create', { title: 'one write' })
+        const session_id = created.result.data.session_id
+        await ask('session.subscribe', { session_id })
+        // Counted at the socket, before ws parses: each chunk TCP hands over is one read.
+        let reads = 0
+        const frames = []
+        ws._socket.prependListener('data', () => reads++)
+        ws.on('message', (d) => {
+          const text = d.toString()
+          frames.push(text)
+          if (!text.includes('"variant":"delta"')) return
+          console.log(JSON.stringify({ reads, frames }))
+          process.exit(0)
+        })
+        ws.send(JSON.stringify({ id: 99, method: 'session.prompt', params: { session_id, query: '/stream 3 0' } }))
+      })`
+    const out = await new Promise<string>((resolve, reject) => {
+      execFile(
+        process.execPath,
+        ['-e', client, `ws://127.0.0.1:${host.port}/ws?token=${host.token}`],
+        { timeout: 10_000 },
+        (err, stdout) => (err ? reject(err) : resolve(stdout)),
+      )
+    })
+    const { reads, frames } = JSON.parse(out) as { reads: number; frames: string[] }
+    // The answer, the user's message, the session's new state, the reply's message and its
+    // first delta: one read (one wake-up of the client), not one per step of the host.
+    expect(reads).toBe(1)
+    expect(frames.some((f) => f.startsWith('{"id":99,'))).toBe(true)
+    expect(frames.filter((f) => f.includes('"variant":"message"'))).toHaveLength(2)
   })
 
   it('answers malformed frames with a clear error and changes nothing', async () => {

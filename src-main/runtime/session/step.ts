@@ -8,7 +8,7 @@ import { abortError, now, type ActiveTurn, type SessionContext } from './context
 import { open } from './interactions'
 import { budgetFor } from './model-context'
 import type { MessageLog } from './log'
-import { workspace, type ToolBox } from './tools'
+import { workspacePath, type ToolBox } from './tools'
 
 /**
  * One model step, streamed into one assistant message. Returns whether the model produced
@@ -32,7 +32,7 @@ export async function runStep(
     read_only,
   }))
   const system = systemPrompt({
-    workspace: workspace(ctx, row),
+    workspace: workspacePath(ctx, row),
     tools: list,
     security: row.security,
     ...(row.env.variables ? { variables: row.env.variables } : {}),

@@ -25,9 +25,14 @@ export const MCP_UNAVAILABLE = 'mcp_unavailable'
 
 /** The session's workspace folder (made on first use). */
 export function workspace(ctx: SessionContext, row: SessionRow): string {
-  const dir = row.env.workspace ?? ctx.deps.workspaceFor(ctx.id)
+  const dir = workspacePath(ctx, row)
   mkdirSync(dir, { recursive: true })
   return dir
+}
+
+/** The session's folder, not made (a model step only names it: a tool that runs in it makes it). */
+export function workspacePath(ctx: SessionContext, row: SessionRow): string {
+  return row.env.workspace ?? ctx.deps.workspaceFor(ctx.id)
 }
 
 /** The session's tools; an MCP server that cannot start is reported once per turn as an action line. */

@@ -135,7 +135,10 @@ export function sqliteMessageLog(
   })
   return {
     insertMessage(message) {
-      return insertTx(message)
+      const kept = db.inTransaction ? undefined : rows.peek(message.session_id)
+      const saved = insertTx(message)
+      rows.advanced(kept, saved.seq, message.updated_at)
+      return saved
     },
 
     updateMessage(message) {

@@ -11,6 +11,11 @@ function parseColumn<T>(text: string): T {
   return (text === '[]' ? [] : text === '{}' ? {} : JSON.parse(text)) as T
 }
 
+/** seq has no gaps along a lineage, so the visible count needs no COUNT(*). */
+export function messageCount(last_seq: number, visible_from_seq: number): number {
+  return Math.max(0, last_seq - Math.max(1, visible_from_seq) + 1)
+}
+
 export function toListRow(r: Row): SessionListRow {
   return {
     session_id: r.session_id as string,
@@ -27,8 +32,7 @@ export function toListRow(r: Row): SessionListRow {
     fork_seq: r.fork_seq as number,
     fork_message_id: (r.fork_message_id as string | null) ?? null,
     fork_snapshot_id: (r.fork_snapshot_id as string | null) ?? null,
-    // seq has no gaps along a lineage, so the visible count needs no COUNT(*).
-    message_count: Math.max(0, (r.last_seq as number) - Math.max(1, r.visible_from_seq as number) + 1),
+    message_count: messageCount(r.last_seq as number, r.visible_from_seq as number),
   }
 }
 

@@ -1,5 +1,6 @@
 import type { SessionRow } from '../types'
 import type { Db } from './db'
+import { messageCount } from './rows'
 
 /**
  * Live session rows, read once and kept until a write touches them (a turn reads its session's
@@ -22,6 +23,30 @@ export class SessionRows {
       this.rows.set(session_id, deepFreeze(row))
     }
     return row
+  }
+
+  /**
+   * A message was committed outside any transaction: the kept row (if it was current) takes the
+   * seq and time it bumped, instead of being read again by the next caller — the session's row
+   * is read after every message otherwise, twice on the way to a reply's first word.
+   */
+  advanced(kept: SessionRow | undefined, last_seq: number, updated_at: number): void {
+    if (!kept || this.db.inTransaction || this.rows.get(kept.session_id) !== undefined) return
+    if (kept.last_seq !== last_seq - 1) return
+    this.rows.set(
+      kept.session_id,
+      Object.freeze({
+        ...kept,
+        last_seq,
+        updated_at,
+        message_count: messageCount(last_seq, kept.visible_from_seq),
+      }),
+    )
+  }
+
+  /** The kept row, if any (not read). */
+  peek(session_id: string): SessionRow | undefined {
+    return this.rows.get(session_id)
   }
 
   forget(session_id: string): void {
