@@ -7,6 +7,7 @@ import remarkMath from 'remark-math'
 import 'katex/dist/katex.min.css'
 import {
   blockModes,
+  plainParagraph,
   splitBlocksIncremental,
   textPieces,
   type BlockMode,
@@ -52,7 +53,10 @@ const SETTLE_MS = 150
  */
 const Block = memo(function Block({ text, mode }: { text: string; mode: BlockMode }) {
   const [parsed, setParsed] = useState<string | null>(null)
-  const ready = mode === 'now' || parsed === text
+  // Plain prose renders as markdown would, without the parser (the parser's own set-up is most
+  // of the time a short reply takes to render). A streaming tail still shows in pieces.
+  const plain = mode === 'hold' ? null : plainParagraph(text)
+  const ready = mode === 'now' || parsed === text || plain !== null
   useEffect(() => {
     if (ready || mode !== 'queue') return
     // Rendered at once, so the queue's budget counts the parse and the commit.
@@ -72,6 +76,7 @@ const Block = memo(function Block({ text, mode }: { text: string; mode: BlockMod
       </p>
     )
   }
+  if (plain !== null) return <p>{plain}</p>
   return (
     <ReactMarkdown remarkPlugins={plugins} rehypePlugins={rehypePlugins as never} components={components}>
       {text}

@@ -306,3 +306,21 @@ export function textPieces(prev: TextPieces | null, text: string, size = PIECE_C
   pieces.push(text.slice(start))
   return { text, pieces }
 }
+
+/** Letters, digits and the punctuation of plain prose: nothing that can start markdown syntax. */
+const PLAIN = /^[\p{L}\p{N}][\p{L}\p{M}\p{N} ,.;:'"?!()/%-]*$/u
+
+/**
+ * The text of a block that markdown renders as exactly one paragraph of that same text, or null.
+ * Such a block needs no parser (most short replies and prompts, most paragraphs of prose): no
+ * character that starts markdown, GFM (tables, strikethrough, autolinks) or math syntax, no line
+ * break inside, no list number in front, no spaces around it; nothing GFM would turn into a link.
+ * Anything else returns null and is parsed: a false null costs a parse, a false text would show
+ * markdown as its source, so every rule errs towards null.
+ */
+export function plainParagraph(block: string): string | null {
+  const text = block.replace(/\n+$/, '')
+  if (!PLAIN.test(text) || text.endsWith(' ')) return null
+  if (/^\d+[.)]/.test(text) || /www\.|:\/\/|(?:mailto|xmpp):/i.test(text)) return null
+  return text
+}

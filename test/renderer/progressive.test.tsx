@@ -6,11 +6,17 @@ import {
   PIECE_CHARS,
   blockLines,
   blockModes,
+  plainParagraph,
   splitBlocks,
   textPieces,
 } from '../../src-renderer/lib/blocks'
 import { LONG_IDLE, createWorkQueue, type IdleDeadline } from '../../src-renderer/lib/work-queue'
 import { Markdown } from '../../src-renderer/components/Markdown'
+import { renderToStaticMarkup } from 'react-dom/server'
+import ReactMarkdown from 'react-markdown'
+import rehypeKatex from 'rehype-katex'
+import remarkGfm from 'remark-gfm'
+import remarkMath from 'remark-math'
 
 /**
  * A queue driven by hand: `tick()` runs one slice (in an idle period of `idle` ms when given,
@@ -245,7 +251,7 @@ describe('Markdown, progressively', () => {
     const code = (n: number) =>
       ['```ts', ...Array.from({ length: n }, (_, i) => `const value${i} = compute(${i})`)].join('\n')
     const el = show(`Here is the file:\n\n${code(600)}`, true)
-    const tail = () => el.querySelectorAll('.md-plain')[1]!
+    const tail = () => [...el.querySelectorAll('.md-plain')].at(-1)!
     const pieces = () => [...tail().querySelectorAll('.md-piece')]
     expect(pieces().length).toBeGreaterThan(5)
     expect(tail().textContent).toBe(code(600))
@@ -277,5 +283,84 @@ describe('Markdown, progressively', () => {
     await drain()
     expect(el.querySelectorAll('.md-plain')).toHaveLength(0)
     expect(strong()).toHaveLength(40)
+  })
+})
+
+describe('plain paragraphs', () => {
+  /** What the parser makes of a text, with the app's plugins. */
+  const parsed = (text: string) =>
+    renderToStaticMarkup(
+      <ReactMarkdown remarkPlugins={[remarkGfm, remarkMath]} rehypePlugins={[rehypeKatex]}>
+        {text}
+      </ReactMarkdown>,
+    )
+  const asPlain = (text: string) => renderToStaticMarkup(<p>{plainParagraph(text)}</p>)
+
+  it('are rendered as the parser renders them, and anything markdown could change is parsed', () => {
+    const plain = [
+      'word1 word2 word3',
+      'Hello, world! How are you?',
+      "It's 42% done (mostly): see the notes/v2 folder.",
+      'Ärger über Straße, déjà vu',
+      '東京は晴れです',
+      '2024 was a year',
+      'a - b -- c',
+      'one\n',
+    ].map((t) => t.replace('\\n', '\n'))
+    for (const text of plain) {
+      expect(plainParagraph(text), text).not.toBeNull()
+      expect(asPlain(text), text).toBe(parsed(text))
+    }
+    const markdown = [
+      '1. item',
+      '3) item',
+      '- item',
+      '+ item',
+      '# Heading',
+      '> quote',
+      'a *b*',
+      'a _b_',
+      'a ~~b~~',
+      'a | b',
+      'see www.example.com',
+      'at http://example.com',
+      'mail mailto:me',
+      'a@b.co',
+      'cost $5 and $6',
+      'a `b`',
+      'a [b](c)',
+      'a <b>',
+      'a &amp; b',
+      'a \\ b',
+      'two\nlines',
+      ' leading',
+      'trailing ',
+      '    code',
+      '---',
+      '',
+    ].map((t) => t.replace('\\n', '\n'))
+    for (const text of markdown) expect(plainParagraph(text), text).toBeNull()
+  })
+
+  it('agree with the parser on random texts', () => {
+    // Mostly letters, digits and the allowed punctuation; now and then a character that starts
+    // markdown, or the start of a list number or an autolink.
+    const prose = 'aZé9 ,.;:\'"?!()/%-w1'
+    const syntax = '*_~`#>|[]<&$@\\\n+=\t'
+    let seed = 7
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31
+    let checked = 0
+    for (let i = 0; i < 3000; i++) {
+      const length = 1 + Math.floor(random() * 12)
+      let text = ''
+      for (let k = 0; k < length; k++) {
+        const from = random() < 0.9 ? prose : syntax
+        text += from[Math.floor(random() * from.length)]
+      }
+      if (plainParagraph(text) === null) continue
+      checked++
+      expect(asPlain(text), JSON.stringify(text)).toBe(parsed(text))
+    }
+    expect(checked).toBeGreaterThan(300)
   })
 })
