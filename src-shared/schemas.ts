@@ -290,7 +290,19 @@ export function describeZodError(method: string, error: z.ZodError): string {
  * so the same call is refused the same way on both sides.
  */
 export function parseRequest<M extends Method>(method: M, params: unknown): ParsedRequestOf<M> {
+  if (isParsed(method, params)) return params
   const parsed = schemas[method].safeParse(params ?? {})
   if (!parsed.success) throw new ArborError('invalid_request', describeZodError(method, parsed.error))
+  if (parsed.data && typeof parsed.data === 'object') parsedFor.set(parsed.data, method)
   return parsed.data as ParsedRequestOf<M>
+}
+
+/**
+ * What parseRequest returned, by the method it was parsed for: the router hands a parsed request
+ * on to the local Session API, which then does not parse it a second time.
+ */
+const parsedFor = new WeakMap<object, Method>()
+
+function isParsed<M extends Method>(method: M, params: unknown): params is ParsedRequestOf<M> {
+  return typeof params === 'object' && params !== null && parsedFor.get(params) === method
 }

@@ -3,7 +3,13 @@ import { join } from 'node:path'
 import { inspectWorkspace } from '../runtime/workspace'
 import type { AppInfo, ResponseOf } from '../../src-shared/contract'
 import { ArborError, toErrorShape, type Result } from '../../src-shared/errors'
-import { describeZodError, schemas, type Method, type ParsedRequestOf } from '../../src-shared/schemas'
+import {
+  describeZodError,
+  parseRequest,
+  schemas,
+  type Method,
+  type ParsedRequestOf,
+} from '../../src-shared/schemas'
 import type { ServerEvent } from '../../src-shared/types'
 import { PROVIDER_PRESETS, type Runtime, type Session } from '../runtime'
 
@@ -181,10 +187,9 @@ export function createRouter(runtime: Runtime, appInfo: () => AppInfo, host: Hos
       unsubscribe(peer.id, r.session_id)
       return { subscribed: false }
     },
-    'session.prompt': async ({ session_id, query, attachments }) => {
-      const { id, command_id } = await (
-        await s(session_id)
-      ).prompt({ query, ...(attachments ? { attachments } : {}) })
+    // The parsed request itself (its session_id is the session's): the Session API knows it parsed.
+    'session.prompt': async (r) => {
+      const { id, command_id } = await (await s(r.session_id)).prompt(r)
       return { id, command_id }
     },
     'session.wait_turn': async (r) => (await on(r.session_id, (x) => x.turn(r.turn_id))).finished,
@@ -222,10 +227,9 @@ export function createRouter(runtime: Runtime, appInfo: () => AppInfo, host: Hos
             `Unknown method ${JSON.stringify(method)}. Known methods: ${Object.keys(schemas).join(', ')}.`,
           )
         const m = method as Method
-        const parsed = schemas[m].safeParse(params ?? {})
-        if (!parsed.success) throw new ArborError('invalid_request', describeZodError(m, parsed.error))
+        const parsed = parseRequest(m, params)
         const handler = handlers[m] as Handler<Method>
-        return { ok: true, data: await handler(parsed.data as never, peer) }
+        return { ok: true, data: await handler(parsed as never, peer) }
       } catch (err) {
         return { ok: false, error: toErrorShape(err) }
       }

@@ -307,6 +307,8 @@ function sessionFacade(
   /** Parses a call's arguments (as the wire would carry them) once the runtime is known open. */
   const args = <M extends Method>(method: M, params: object = {}): ParsedRequestOf<M> => {
     registry.ensureOpen()
+    // A request the router parsed for this session is not parsed again.
+    if ((params as { session_id?: unknown }).session_id === id) return parseRequest(method, params)
     return parseRequest(method, { ...params, session_id: id })
   }
   return Object.freeze({

@@ -6,7 +6,7 @@ import { appInfo } from '../../src-main/app-info'
 import { METHODS, type ServerEvent, type SessionInfo } from '../../src-shared'
 import type { ResponseOf } from '../../src-shared/contract'
 import type { ErrorCode } from '../../src-shared/errors'
-import type { Method, RequestOf } from '../../src-shared/schemas'
+import { parseRequest, type Method, type RequestOf } from '../../src-shared/schemas'
 import { eventually, sqliteRuntime, tempDir } from './helpers'
 import { startReplayServer } from './fixtures/replay-server'
 
@@ -287,6 +287,18 @@ describe('router: one contract, validated at the boundary', () => {
     )
     expect([...variants].sort()).toEqual(['delta', 'message', 'part', 'session'])
     expect(events.some((e) => e.type === 'sessions_changed')).toBe(true)
+  })
+
+  it('parses a request once on its way through the router to the Session API, and only for its method', () => {
+    const parsed = parseRequest('session.prompt', { session_id: 'ses_x', query: 'hi' })
+    // Handed on as it is: not parsed (not copied) again for the same method.
+    expect(parseRequest('session.prompt', parsed)).toBe(parsed)
+    // For another method it is checked as any other request would be.
+    expect(() => parseRequest('session.steer', parsed)).toThrow(/text/)
+    // A request the caller built itself is always parsed.
+    const own = { session_id: 'ses_x', query: 'hi' }
+    expect(parseRequest('session.prompt', own)).not.toBe(own)
+    expect(() => parseRequest('session.prompt', { session_id: 'ses_x', query: 7 })).toThrow(/query/)
   })
 
   it('refuses malformed requests with a clear error and changes nothing', async () => {
