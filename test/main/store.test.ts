@@ -199,6 +199,24 @@ describe('the kept row of each session', () => {
       expect(store.getSession(id)).toEqual(fresh())
       store.transaction(() => store.insertMessage(message('four')))
       expect(store.getSession(id)).toEqual(fresh())
+      // Two in one transaction; then one kept while a savepoint after it rolls back.
+      store.transaction(() => {
+        store.insertMessage(message('four and a half'))
+        store.insertMessage(message('four and three quarters'))
+      })
+      expect(store.getSession(id)).toEqual(fresh())
+      store.transaction(() => {
+        store.insertMessage(message('kept'))
+        expect(() => store.transaction(() => (store.insertMessage(message('undone')), fail()))).toThrow()
+      })
+      expect(store.getSession(id)).toEqual(fresh())
+      // A rename in the same transaction as a message: the row is read again, with both.
+      store.transaction(() => {
+        store.insertMessage(message('before the rename'))
+        store.updateSession(id, { title: 'Renamed' })
+      })
+      expect(store.getSession(id)).toEqual(fresh())
+      expect(store.getSession(id)?.title).toBe('Renamed')
       store.insertMessage(message('five'))
       expect(store.getSession(id)).toEqual(fresh())
       expect(store.getSession(id)?.updated_at).toBe(t)

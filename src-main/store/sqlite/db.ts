@@ -98,9 +98,38 @@ function claim(db: Db, path: string): void {
   }
 }
 
-/** Runs `fn` in a transaction; better-sqlite3 turns one inside another into a savepoint. */
+/** Who hears when a connection's outermost transaction commits, and when any rolls back. */
+interface TransactionEnd {
+  committed(): void
+  rolledBack(): void
+}
+const transactionEnds = new WeakMap<Db, TransactionEnd>()
+
+export function onTransactionEnd(db: Db, listener: TransactionEnd): void {
+  transactionEnds.set(db, listener)
+}
+
+/**
+ * Runs `fn` in a transaction; better-sqlite3 turns one inside another into a savepoint. Every
+ * transaction of the store goes through here (or through a statement's own `db.transaction`
+ * that reports its end the same way), so `onTransactionEnd` hears each commit and rollback.
+ */
 export function inTransaction<T>(db: Db, fn: () => T): T {
-  return db.transaction(fn)()
+  return runTransaction(db, db.transaction(fn))
+}
+
+/** Runs a `db.transaction` function, reporting the end of the outermost one and any rollback. */
+export function runTransaction<A extends unknown[], T>(db: Db, tx: (...args: A) => T, ...args: A): T {
+  const outermost = !db.inTransaction
+  let out: T
+  try {
+    out = tx(...args)
+  } catch (err) {
+    transactionEnds.get(db)?.rolledBack()
+    throw err
+  }
+  if (outermost) transactionEnds.get(db)?.committed()
+  return out
 }
 
 function storeOpenError(path: string, err: unknown): ArborError {

@@ -1,7 +1,7 @@
 import { ArborError } from '../../../src-shared/errors'
 import type { SessionMessage } from '../../../src-shared/types'
 import type { MessageLog, SessionRow, SettingsStore } from '../types'
-import { inTransaction, type Db, type Row } from './db'
+import { inTransaction, runTransaction, type Db, type Row } from './db'
 import type { Lineage, Segment } from './lineage'
 import type { SessionRows } from './session-rows'
 import { json, metaOf, toMessage } from './rows'
@@ -135,14 +135,14 @@ export function sqliteMessageLog(
   })
   return {
     insertMessage(message) {
-      const kept = db.inTransaction ? undefined : rows.peek(message.session_id)
-      const saved = insertTx(message)
+      const kept = rows.peek(message.session_id)
+      const saved = runTransaction(db, insertTx, message)
       rows.advanced(kept, saved.seq, message.updated_at)
       return saved
     },
 
     updateMessage(message) {
-      updateTx(message)
+      runTransaction(db, updateTx, message)
     },
 
     indexBacklog(max, budget_ms = Infinity) {

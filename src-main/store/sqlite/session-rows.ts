@@ -1,5 +1,5 @@
 import type { SessionRow } from '../types'
-import type { Db } from './db'
+import { onTransactionEnd, type Db } from './db'
 import { messageCount } from './rows'
 
 /**
@@ -11,8 +11,12 @@ import { messageCount } from './rows'
  */
 export class SessionRows {
   private readonly rows = new Map<string, SessionRow>()
+  /** Rows advanced inside the open transaction, kept once it commits. */
+  private readonly pending = new Map<string, SessionRow>()
 
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: Db) {
+    onTransactionEnd(db, this)
+  }
 
   get(session_id: string, read: () => SessionRow | undefined): SessionRow | undefined {
     const hit = this.rows.get(session_id)
@@ -26,35 +30,47 @@ export class SessionRows {
   }
 
   /**
-   * A message was committed outside any transaction: the kept row (if it was current) takes the
-   * seq and time it bumped, instead of being read again by the next caller — the session's row
-   * is read after every message otherwise, twice on the way to a reply's first word.
+   * A message was inserted: the kept row (if it was current) takes the seq and time the insert
+   * bumped, instead of being read again by the next caller — the session's row would otherwise
+   * be read after every message, twice on the way to a reply's first word. Inside a transaction
+   * the advanced row waits for the outermost commit (`committed`); any rollback drops it.
    */
   advanced(kept: SessionRow | undefined, last_seq: number, updated_at: number): void {
-    if (!kept || this.db.inTransaction || this.rows.get(kept.session_id) !== undefined) return
-    if (kept.last_seq !== last_seq - 1) return
-    this.rows.set(
-      kept.session_id,
-      Object.freeze({
-        ...kept,
-        last_seq,
-        updated_at,
-        message_count: messageCount(last_seq, kept.visible_from_seq),
-      }),
-    )
+    if (!kept || kept.last_seq !== last_seq - 1 || this.rows.has(kept.session_id)) return
+    const row = Object.freeze({
+      ...kept,
+      last_seq,
+      updated_at,
+      message_count: messageCount(last_seq, kept.visible_from_seq),
+    })
+    if (this.db.inTransaction) this.pending.set(kept.session_id, row)
+    else this.rows.set(kept.session_id, row)
   }
 
-  /** The kept row, if any (not read). */
+  /** The kept row, or the one waiting for this transaction's commit (not read). */
   peek(session_id: string): SessionRow | undefined {
-    return this.rows.get(session_id)
+    return this.rows.get(session_id) ?? this.pending.get(session_id)
+  }
+
+  /** The outermost transaction committed: the rows it advanced are kept. */
+  committed(): void {
+    for (const [id, row] of this.pending) if (!this.rows.has(id)) this.rows.set(id, row)
+    this.pending.clear()
+  }
+
+  /** A transaction (or a savepoint in one) rolled back: nothing it advanced is kept. */
+  rolledBack(): void {
+    this.pending.clear()
   }
 
   forget(session_id: string): void {
     this.rows.delete(session_id)
+    this.pending.delete(session_id)
   }
 
   clear(): void {
     this.rows.clear()
+    this.pending.clear()
   }
 }
 
