@@ -293,15 +293,23 @@ export function parseRequest<M extends Method>(method: M, params: unknown): Pars
   if (isParsed(method, params)) return params
   const parsed = schemas[method].safeParse(params ?? {})
   if (!parsed.success) throw new ArborError('invalid_request', describeZodError(method, parsed.error))
-  if (parsed.data && typeof parsed.data === 'object') parsedFor.set(parsed.data, method)
+  if (HANDED_ON.has(method)) parsedFor.set(deepFreeze(parsed.data as object), method)
   return parsed.data as ParsedRequestOf<M>
 }
 
 /**
- * What parseRequest returned, by the method it was parsed for: the router hands a parsed request
- * on to the local Session API, which then does not parse it a second time.
+ * Requests the router hands on, parsed, to the local Session API (a prompt, on the way to its
+ * first delta), which then does not parse them a second time. They are frozen, so what was
+ * checked is what arrives: changed after the check, they could skip it.
  */
+const HANDED_ON = new Set<Method>(['session.prompt'])
 const parsedFor = new WeakMap<object, Method>()
+
+function deepFreeze<T extends object>(value: T): T {
+  Object.freeze(value)
+  for (const v of Object.values(value)) if (v && typeof v === 'object' && !Object.isFrozen(v)) deepFreeze(v)
+  return value
+}
 
 function isParsed<M extends Method>(method: M, params: unknown): params is ParsedRequestOf<M> {
   return typeof params === 'object' && params !== null && parsedFor.get(params) === method

@@ -308,7 +308,7 @@ function sessionFacade(
   const args = <M extends Method>(method: M, params: object = {}): ParsedRequestOf<M> => {
     registry.ensureOpen()
     // A request the router parsed for this session is not parsed again.
-    if ((params as { session_id?: unknown }).session_id === id) return parseRequest(method, params)
+    if ((params as { session_id?: unknown } | null)?.session_id === id) return parseRequest(method, params)
     return parseRequest(method, { ...params, session_id: id })
   }
   return Object.freeze({

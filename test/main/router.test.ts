@@ -299,6 +299,22 @@ describe('router: one contract, validated at the boundary', () => {
     const own = { session_id: 'ses_x', query: 'hi' }
     expect(parseRequest('session.prompt', own)).not.toBe(own)
     expect(() => parseRequest('session.prompt', { session_id: 'ses_x', query: 7 })).toThrow(/query/)
+    // What was checked is what arrives: a parsed request cannot be changed afterwards.
+    expect(Object.isFrozen(parsed)).toBe(true)
+    expect(() => ((parsed as { query: unknown }).query = 7)).toThrow()
+    const withFiles = parseRequest('session.prompt', {
+      session_id: 'ses_x',
+      query: 'see',
+      attachments: [{ name: 'a.txt', mime_type: 'text/plain', size: 2, text: 'hi' }],
+    })
+    expect(() => ((withFiles.attachments![0] as { text: string }).text = '!')).toThrow()
+  })
+
+  it('takes the same calls from a local caller as before: a null argument is no argument', async () => {
+    const rt = sqliteRuntime()
+    const s = await rt.sessions.create()
+    await expect(s.messages(null as never)).resolves.toMatchObject({ items: [] })
+    await expect(s.set(null as never)).rejects.toMatchObject({ code: 'invalid_request' })
   })
 
   it('refuses malformed requests with a clear error and changes nothing', async () => {

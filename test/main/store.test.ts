@@ -222,6 +222,20 @@ describe('the kept row of each session', () => {
       expect(store.getSession(id)?.updated_at).toBe(t)
       // What is kept cannot be changed by a caller.
       expect(() => ((store.getSession(id) as { last_seq: number }).last_seq = 0)).toThrow()
+      // Served from the kept row, not read again: a title written behind the store's back (which
+      // nothing does in the app) is not seen after a message, inside a transaction or not.
+      const behind = (title: string) => {
+        const w = new Database(join(rt.dataDir, 'arbor.db'))
+        w.prepare('UPDATE sessions SET title = ? WHERE session_id = ?').run(title, id)
+        w.close()
+      }
+      store.insertMessage(message('six'))
+      behind('behind one')
+      expect(store.getSession(id)?.title).toBe('Renamed')
+      store.transaction(() => store.insertMessage(message('seven')))
+      behind('behind two')
+      expect(store.getSession(id)?.title).toBe('Renamed')
+      expect(store.getSession(id)?.last_seq).toBe(fresh().last_seq)
     } finally {
       raw.close()
     }

@@ -121,6 +121,8 @@ export function inTransaction<T>(db: Db, fn: () => T): T {
 /** Runs a `db.transaction` function, reporting the end of the outermost one and any rollback. */
 export function runTransaction<A extends unknown[], T>(db: Db, tx: (...args: A) => T, ...args: A): T {
   const outermost = !db.inTransaction
+  // Nothing is waiting from an earlier transaction that did not report its end.
+  if (outermost) transactionEnds.get(db)?.rolledBack()
   let out: T
   try {
     out = tx(...args)
