@@ -38,31 +38,71 @@ async function rawWsServer(): Promise<{ url: string; stop(): void }> {
   return { url: `ws://127.0.0.1:${port}`, stop: () => child.kill() }
 }
 
-async function rawRoundTrips(n: number, gapMs: number): Promise<number[]> {
+/** A client of the raw server: `roundTrips(n, gap)` times n prompt frames to their delta frame. */
+async function rawClient(): Promise<{
+  roundTrips(n: number, gapMs: number): Promise<number[]>
+  close(): void
+}> {
   const server = await rawWsServer()
   const ws = new WebSocket(server.url)
   await new Promise((r) => ws.once('open', r))
-  const xs: number[] = []
-  for (let i = 0; i < n; i++) {
-    const t0 = performance.now()
-    const got = new Promise<void>((resolve) => {
-      const on = (d: WebSocket.RawData) => {
-        const f = JSON.parse(d.toString()) as { type?: string }
-        if (f.type === 'mutation') {
-          ws.off('message', on)
-          resolve()
-        }
+  let i = 0
+  return {
+    async roundTrips(n, gapMs) {
+      const xs: number[] = []
+      for (let k = 0; k < n; k++) {
+        const t0 = performance.now()
+        const got = new Promise<void>((resolve) => {
+          const on = (d: WebSocket.RawData) => {
+            const f = JSON.parse(d.toString()) as { type?: string }
+            if (f.type === 'mutation') {
+              ws.off('message', on)
+              resolve()
+            }
+          }
+          ws.on('message', on)
+        })
+        ws.send(
+          JSON.stringify({ id: i++, method: 'session.prompt', params: { session_id: 's', query: 'x' } }),
+        )
+        await got
+        xs.push(performance.now() - t0)
+        if (gapMs) await new Promise((r) => setTimeout(r, gapMs))
       }
-      ws.on('message', on)
-    })
-    ws.send(JSON.stringify({ id: i, method: 'session.prompt', params: { session_id: 's', query: 'x' } }))
-    await got
-    xs.push(performance.now() - t0)
-    if (gapMs) await new Promise((r) => setTimeout(r, gapMs))
+      return xs
+    },
+    close() {
+      ws.close()
+      server.stop()
+    },
   }
-  ws.close()
-  server.stop()
-  return xs
+}
+
+/**
+ * Arbor's and the raw figure measured in turns, ROUNDS blocks of each, so that the machine
+ * slowing down or speeding up meanwhile (it does here, by half, over minutes) weighs on both
+ * alike instead of on whichever ran at the time.
+ */
+const ROUNDS = 10
+
+async function interleaved(
+  arbor: (n: number) => Promise<number[]>,
+  raw: (n: number) => Promise<number[]>,
+  n: number,
+): Promise<{ arbor: number[]; raw: number[] }> {
+  const out = { arbor: [] as number[], raw: [] as number[] }
+  const block = Math.ceil(n / ROUNDS)
+  // A pause between blocks, so neither inherits work the other left running (a host finishing
+  // its last turn's bookkeeping while the raw server answers), and two warm-up trips in each
+  // block, not counted: the first trips after a switch run on caches the other one filled.
+  const settle = () => new Promise((r) => setTimeout(r, 50))
+  for (let r = 0; r < ROUNDS; r++) {
+    await settle()
+    out.arbor.push(...(await arbor(block + 2)).slice(2))
+    await settle()
+    out.raw.push(...(await raw(block + 2)).slice(2))
+  }
+  return out
 }
 
 /**
@@ -101,12 +141,24 @@ export async function overTheWire(dir: string, sessions: number): Promise<void> 
   // Two regimes: prompts back to back (a warm host, the steady state), and each prompt into an
   // idle app 20 ms after the last turn (as a person's; here the whole machine is slower after
   // idling — the raw round trip too). Warmed up first: a host's first turns compile its code.
+  // Each against the raw round trip in alternating blocks (`interleaved`).
+  const raw = await rawClient()
   await firstDeltas(50, 0)
-  const alone = await firstDeltas(200, 0)
-  const aloneIdle = await firstDeltas(200, IDLE_MS)
-  await rawRoundTrips(50, 0)
-  const rawXs = await rawRoundTrips(200, 0)
-  const rawIdle = await rawRoundTrips(200, IDLE_MS)
+  await raw.roundTrips(50, 0)
+  const backToBack = await interleaved(
+    (n) => firstDeltas(n, 0),
+    (n) => raw.roundTrips(n, 0),
+    200,
+  )
+  const afterIdle = await interleaved(
+    (n) => firstDeltas(n, IDLE_MS),
+    (n) => raw.roundTrips(n, IDLE_MS),
+    200,
+  )
+  const alone = backToBack.arbor
+  const aloneIdle = afterIdle.arbor
+  const rawXs = backToBack.raw
+  const rawIdle = afterIdle.raw
 
   let tabbed: number[] = []
   let tabbedIdle: number[] = []
@@ -147,6 +199,7 @@ export async function overTheWire(dir: string, sessions: number): Promise<void> 
       `  (no Chromium for the tab case: ${err instanceof Error ? err.message.split('\n')[0] : String(err)})`,
     )
   }
+  raw.close()
   await arbor.close()
   await h.stop()
   const base = median(rawXs)
