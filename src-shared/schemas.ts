@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { ArborError } from './errors'
+import { deepFreeze } from './freeze'
 
 /**
  * One zod schema per request. Main parses every request from a renderer or socket with these;
@@ -304,12 +305,6 @@ export function parseRequest<M extends Method>(method: M, params: unknown): Pars
  */
 const HANDED_ON = new Set<Method>(['session.prompt'])
 const parsedFor = new WeakMap<object, Method>()
-
-function deepFreeze<T extends object>(value: T): T {
-  Object.freeze(value)
-  for (const v of Object.values(value)) if (v && typeof v === 'object' && !Object.isFrozen(v)) deepFreeze(v)
-  return value
-}
 
 function isParsed<M extends Method>(method: M, params: unknown): params is ParsedRequestOf<M> {
   return typeof params === 'object' && params !== null && parsedFor.get(params) === method

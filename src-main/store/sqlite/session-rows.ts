@@ -1,6 +1,7 @@
 import type { SessionRow } from '../types'
 import { onTransactionEnd, type Db } from './db'
 import { messageCount } from './rows'
+import { deepFreeze } from '../../../src-shared/freeze'
 
 /**
  * Live session rows, read once and kept until a write touches them (a turn reads its session's
@@ -72,12 +73,4 @@ export class SessionRows {
     this.rows.clear()
     this.pending.clear()
   }
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value)
-    for (const v of Object.values(value)) deepFreeze(v)
-  }
-  return value
 }
