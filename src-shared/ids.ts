@@ -2,8 +2,9 @@
  * Opaque, time-sortable ids. A prefix names the kind of id so that a `turn_id` can never be
  * mistaken for a `run_id` in logs or payloads. The rest is Crockford base32: 10 characters of
  * milliseconds, 2 of an in-process counter (strictly increasing within one millisecond; an id
- * past the 1,024th of a millisecond takes the next one) and 8 of randomness (40 bits), so ids sort by creation time like ULIDs while staying short — they
- * are repeated in every row and index of the store.
+ * past the 1,024th of a millisecond takes the next one) and 8 of randomness (40 bits), so ids
+ * sort by creation time like ULIDs while staying short — they are repeated in every row and
+ * index of the store.
  */
 export type IdKind =
   'ses' | 'msg' | 'prt' | 'turn' | 'run' | 'snap' | 'int' | 'cmd' | 'op' | 'sub' | 'tc' | 'dl'
