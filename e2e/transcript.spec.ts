@@ -71,6 +71,48 @@ test.describe('transcript', () => {
     await expect(transcript(page).getByRole('alert')).toHaveCount(1)
   })
 
+  test('a long reply streamed at full speed is followed to its end in every frame', async ({
+    page,
+    host,
+  }) => {
+    await openApp(page, host)
+    const log = transcript(page)
+    // Each frame, after the app's own work for it: how far from the bottom the list is.
+    await log.evaluate((el) => {
+      const w = window as unknown as { gaps: number[]; watching: boolean }
+      w.gaps = []
+      w.watching = true
+      const frame = () => {
+        w.gaps.push(el.scrollHeight - el.scrollTop - el.clientHeight)
+        if (w.watching) requestAnimationFrame(frame)
+      }
+      requestAnimationFrame(frame)
+    })
+    await send(page, '/stream 6000 0')
+    const reply = page.getByRole('article', { name: 'Assistant' }).last()
+    await expect(reply).toHaveAttribute('data-status', 'complete', { timeout: 20_000 })
+    await expect(reply).toContainText('word6000')
+    const gaps = await page.evaluate(() => {
+      const w = window as unknown as { gaps: number[]; watching: boolean }
+      w.watching = false
+      return w.gaps
+    })
+    // The reply grew by thousands of pixels over these frames; the list never fell behind it
+    // by more than a frame's growth, and ends at its very bottom.
+    expect(gaps.length).toBeGreaterThan(5)
+    expect(Math.max(...gaps)).toBeLessThan(64)
+    await expect
+      .poll(() => log.evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight))
+      .toBeLessThanOrEqual(1)
+    // The list's own height has taken the reply's final height (nothing overflows it).
+    await expect
+      .poll(() =>
+        log.evaluate((el) => el.scrollHeight - (el.querySelector('.vlist') as HTMLElement).offsetHeight),
+      )
+      .toBeLessThanOrEqual(1)
+    await expect(page.getByRole('button', { name: 'Jump to latest ↓' })).toHaveCount(0)
+  })
+
   test('a long session is virtualised and loads older pages on scroll up', async ({ page, host }) => {
     test.setTimeout(60_000)
     const s = await host.rpc('sessions.create', { title: 'Long session' })

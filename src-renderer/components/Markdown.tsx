@@ -54,8 +54,10 @@ const SETTLE_MS = 150
 const Block = memo(function Block({ text, mode }: { text: string; mode: BlockMode }) {
   const [parsed, setParsed] = useState<string | null>(null)
   // Plain prose renders as markdown would, without the parser (the parser's own set-up is most
-  // of the time a short reply takes to render). A streaming tail still shows in pieces.
-  const plain = mode === 'hold' ? null : plainParagraph(text)
+  // of the time a short reply takes to render). A streaming tail that is plain prose so far
+  // renders as its finished paragraph will (its trailing spaces are not shown either way):
+  // when it is finished, nothing changes in the DOM, and its text is not laid out again.
+  const plain = plainParagraph(mode === 'hold' ? text.replace(/ +$/, '') : text)
   const ready = mode === 'now' || parsed === text || plain !== null
   useEffect(() => {
     if (ready || mode !== 'queue') return

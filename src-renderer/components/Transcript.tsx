@@ -2,7 +2,7 @@
  * A virtualiser measures the DOM after it renders and must correct positions before the frame
  * paints: state set in layout effects, and a measurement cache mutated outside React's data
  * flow (re-renders are requested explicitly through `measured`). */
-import { memo, useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react'
+import { memo, useCallback, useEffect, useLayoutEffect, useReducer, useRef, useState } from 'react'
 import { flushSync } from 'react-dom'
 import type { SessionMessage } from '../../src-shared/types'
 import { RowLayout } from '../lib/rows'
@@ -50,6 +50,16 @@ interface RowProps {
   observer: ResizeObserver | null
 }
 
+/** Whether the only rows measured anew are the last message's. */
+function onlyLast(changed: Set<string>, messages: MessageList): boolean {
+  const last = messages.at(messages.length - 1)?.message_id
+  for (const key of changed) if (key !== last) return false
+  return last !== undefined
+}
+
+/** A followed streaming reply's last growth is taken this long after it stops (ms). */
+const SETTLE_MS = 100
+
 /** One message in the window, measured when it mounts and whenever it resizes. */
 const Row = memo(function Row({ message, highlighted, measure, observer }: RowProps) {
   const ref = useRef<HTMLDivElement>(null)
@@ -89,7 +99,11 @@ export function Transcript() {
   const [measure] = useState<Measure>(() => ({ heights: new Map(), changed: new Set(), dirty: false }))
   const [rows] = useState(() => new RowLayout(ESTIMATE))
   const [measured, setMeasured] = useState(0)
-  const [view, setView] = useState({ top: 0, height: 0 })
+  // Where the viewport is, and the range of rows that was rendered for it. Held outside React's
+  // state: scrolling (ours to follow a stream, or the reader's) re-renders only when the range
+  // of rows to show changes, not on every scroll position.
+  const [view] = useState(() => ({ top: 0, height: 0, start: 0, end: 0 }))
+  const [, rangeChanged] = useReducer((n: number) => n + 1, 0)
   const [away, setAway] = useState(false)
   const [highlight, setHighlight] = useState<string | null>(null)
   const [observer, setObserver] = useState<ResizeObserver | null>(null)
@@ -98,6 +112,7 @@ export function Transcript() {
   /** The scrollTop we set ourselves: its scroll event is not the reader's doing. */
   const expected = useRef<number | null>(null)
   const handledFocus = useRef<number | null>(null)
+  const settle = useRef<ReturnType<typeof setTimeout> | undefined>(undefined)
 
   const sessionId = transcript?.session_id
   const messages = transcript?.messages ?? NO_MESSAGES
@@ -115,12 +130,34 @@ export function Transcript() {
   const padTop = olderCursor ? PAD_TOP_MORE : PAD_TOP
   const total = rows.total()
   const { start, end } = rows.visibleRange(view.top - padTop, view.height || 900, OVERSCAN)
+  view.start = start
+  view.end = end
 
   // The latest layout, for the scroll handler.
   const latest = useRef({ messages, padTop, olderCursor, loadingOlder })
   useLayoutEffect(() => {
     latest.current = { messages, padTop, olderCursor, loadingOlder }
   })
+
+  /** Takes the viewport's position; re-renders when it shows another range of rows. */
+  const viewFrom = useCallback(
+    (el: HTMLElement) => {
+      view.top = el.scrollTop
+      view.height = el.clientHeight
+      const { start, end } = rows.visibleRange(view.top - latest.current.padTop, view.height || 900, OVERSCAN)
+      if (start !== view.start || end !== view.end) rangeChanged()
+    },
+    [view, rows],
+  )
+
+  const scrollTo = useCallback(
+    (el: HTMLElement, top: number) => {
+      el.scrollTop = top
+      expected.current = el.scrollTop
+      viewFrom(el)
+    },
+    [viewFrom],
+  )
 
   // Rows that change size after rendering (a details opened, the window resized, fonts loaded).
   useEffect(() => {
@@ -130,25 +167,29 @@ export function Transcript() {
         const key = (e.target as HTMLElement).dataset.key
         if (key) record(measure, key, (e.target as HTMLElement).offsetHeight)
       }
-      if (measure.dirty) {
-        measure.dirty = false
-        // Before this frame paints, so positions never lag a frame behind.
-        flushSync(() => setMeasured((n) => n + 1))
+      if (!measure.dirty) return
+      measure.dirty = false
+      if (follow.current && onlyLast(measure.changed, latest.current.messages)) {
+        // The newest message grew (a streaming reply) while the view follows it: nothing below
+        // it moves, and the list only has to stay at its end (a streamed delta's render has
+        // already scrolled there). Its height is taken by the next render (the next delta's),
+        // or soon after it stops growing: not in a second render of every frame.
+        const el = ref.current
+        if (el && Math.abs(el.scrollTop - (el.scrollHeight - el.clientHeight)) > 1)
+          scrollTo(el, el.scrollHeight - el.clientHeight)
+        clearTimeout(settle.current)
+        settle.current = setTimeout(() => setMeasured((n) => n + 1), SETTLE_MS)
+        return
       }
+      // Before this frame paints, so positions never lag a frame behind.
+      flushSync(() => setMeasured((n) => n + 1))
     })
     setObserver(ro)
-    return () => ro.disconnect()
-  }, [measure])
-
-  const scrollTo = useCallback((el: HTMLElement, top: number) => {
-    el.scrollTop = top
-    expected.current = el.scrollTop
-    setView((v) =>
-      v.top === el.scrollTop && v.height === el.clientHeight
-        ? v
-        : { top: el.scrollTop, height: el.clientHeight },
-    )
-  }, [])
+    return () => {
+      ro.disconnect()
+      clearTimeout(settle.current)
+    }
+  }, [measure, scrollTo])
 
   const toBottom = useCallback(() => {
     const el = ref.current
@@ -173,8 +214,8 @@ export function Transcript() {
     anchor.current = null
     setAway(false)
     const el = ref.current
-    if (el) setView({ top: el.scrollTop, height: el.clientHeight })
-  }, [sessionId])
+    if (el) viewFrom(el)
+  }, [sessionId, viewFrom])
 
   // After every layout change: re-measure if rows changed size, then pin to the bottom or hold
   // the anchor; and keep pages coming while the content does not fill the viewport. Runs after
@@ -198,7 +239,7 @@ export function Transcript() {
         if (Math.abs(el.scrollTop - want) > 1) scrollTo(el, want)
       }
     }
-    if (el.clientHeight !== view.height) setView({ top: el.scrollTop, height: el.clientHeight })
+    if (el.clientHeight !== view.height) viewFrom(el)
     if (olderCursor && !loadingOlder && total + padTop < el.clientHeight + LOAD_OLDER_PX) void loadOlder()
   })
 
@@ -222,18 +263,18 @@ export function Transcript() {
     const el = ref.current
     if (!el || typeof ResizeObserver === 'undefined') return
     const ro = new ResizeObserver(() => {
-      setView({ top: el.scrollTop, height: el.clientHeight })
+      viewFrom(el)
       if (follow.current) scrollTo(el, el.scrollHeight)
     })
     ro.observe(el)
     return () => ro.disconnect()
-  }, [scrollTo])
+  }, [scrollTo, viewFrom])
 
   const onScroll = () => {
     const el = ref.current
     if (!el) return
     const top = el.scrollTop
-    setView((v) => (v.top === top && v.height === el.clientHeight ? v : { top, height: el.clientHeight }))
+    viewFrom(el)
     const mine = expected.current !== null && Math.abs(top - expected.current) < 1
     expected.current = null
     const { messages: list, padTop: pad, olderCursor: cursor, loadingOlder: busy } = latest.current

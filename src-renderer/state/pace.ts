@@ -23,7 +23,8 @@ export const CATCH_UP = 8
  * bigger steps; now it shows a fast stream in even steps.
  */
 export function paceDeltas(budget = FRAME_CHARS, catchUp = CATCH_UP): Pace<SessionMutation> {
-  return (items) => {
+  return (queued) => {
+    const items = withoutSuperseded(queued)
     let waiting = 0
     for (const m of items) if (m.variant === 'delta') waiting += m.text.length
     const share = Math.max(budget, Math.ceil(waiting / catchUp))
@@ -46,4 +47,25 @@ export function paceDeltas(budget = FRAME_CHARS, catchUp = CATCH_UP): Pace<Sessi
     }
     return { now: items, later: [] }
   }
+}
+
+/**
+ * The queue without the deltas that a finished snapshot of their message, later in it, already
+ * holds (the host publishes in order: a snapshot carries every delta before it). When a reply
+ * ends while the frames are behind, its last frame shows the whole reply at once instead of
+ * pacing the rest of its text over the following frames first.
+ */
+function withoutSuperseded(items: SessionMutation[]): SessionMutation[] {
+  const final = (m: SessionMutation) => m.variant === 'message' && m.message.status !== 'streaming'
+  if (!items.some(final)) return items
+  // From the end: the messages whose finished snapshot comes after the item at hand.
+  const finished = new Set<string>()
+  const kept: SessionMutation[] = []
+  for (let i = items.length - 1; i >= 0; i--) {
+    const m = items[i]!
+    if (m.variant === 'message' && final(m)) finished.add(m.message.message_id)
+    else if (m.variant === 'delta' && finished.has(m.message_id)) continue
+    kept.push(m)
+  }
+  return kept.reverse()
 }

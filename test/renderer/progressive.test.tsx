@@ -266,6 +266,26 @@ describe('Markdown, progressively', () => {
     )
   })
 
+  it('shows a streaming tail of plain prose as its paragraph, kept as it is when the block is finished', () => {
+    vi.useFakeTimers()
+    const para = (n: number) => Array.from({ length: n }, (_, i) => `word${i}`).join(' ')
+    const el = show(`${para(50)} `, true)
+    // The tail: a paragraph already (its trailing space not shown), not plain source.
+    expect(el.querySelector('.md-plain')).toBeNull()
+    const tail = el.querySelector('.markdown > p')!
+    expect(tail.textContent).toBe(para(50))
+    const node = tail.firstChild
+    // The next block starts: the finished one is the same element with the same text node.
+    show(`${para(50)}\n\nMore`, true)
+    const blocks = [...el.querySelectorAll('.markdown > p')]
+    expect(blocks.map((p) => p.textContent)).toEqual([para(50), 'More'])
+    expect(blocks[0]).toBe(tail)
+    expect(blocks[0]!.firstChild).toBe(node)
+    // Markdown in the tail: shown as its source until it is parsed.
+    show(`${para(50)}\n\nMore **bold`, true)
+    expect(el.querySelector('.md-plain')?.textContent).toBe('More **bold')
+  })
+
   it('opens a long settled reply with its end parsed and the rest parsed soon after', async () => {
     vi.useFakeTimers()
     const blocks = Array.from(

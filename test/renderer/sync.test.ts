@@ -54,10 +54,9 @@ describe('session sync engine', () => {
     await sync.open(SID)
     emit(messageMut(msg('m1', 1, { revision: 1, status: 'streaming', parts: [text('p', '')] })))
     frame()
-    // 30,000 characters arrive before the next frame, then the message settles.
+    // 30,000 characters arrive before the next frame.
     const words = 'abcdefghij'.repeat(1000)
     for (let i = 0; i < 3; i++) emit(delta('m1', 'p', i * words.length, words))
-    emit(messageMut(msg('m1', 1, { revision: 2, status: 'complete', parts: [text('p', words.repeat(3))] })))
     const shown = () => firstText(chat().transcript?.messages.at(0))?.length
     const status = () => chat().transcript?.messages.at(0)?.status
     frame()
@@ -65,10 +64,12 @@ describe('session sync engine', () => {
     expect(status()).toBe('streaming')
     frame()
     expect(shown()).toBe(2 * FRAME_CHARS)
-    expect(status()).toBe('streaming')
-    // The last frame: the rest of the text, then (after it) the settled message.
     frame()
     expect(shown()).toBe(30_000)
+    expect(status()).toBe('streaming')
+    // Then the message settles.
+    emit(messageMut(msg('m1', 1, { revision: 2, status: 'complete', parts: [text('p', words.repeat(3))] })))
+    frame()
     expect(status()).toBe('complete')
     expect(firstText(chat().transcript?.messages.at(0))).toBe(words.repeat(3))
   })
@@ -103,6 +104,39 @@ describe('session sync engine', () => {
     const { now, later } = pace([big])
     expect(now).toEqual([{ ...big, text: 'x'.repeat(800 / CATCH_UP) }])
     expect(later).toEqual([{ ...big, offset: 100, text: 'x'.repeat(700) }])
+  })
+
+  it('drops the deltas a later finished snapshot of their message holds, and only those', () => {
+    const pace = paceDeltas(10, CATCH_UP)
+    const behind = [
+      delta('m1', 'p', 0, 'x'.repeat(500)),
+      delta('m2', 'q', 0, 'other'),
+      delta('m1', 'p', 500, 'yy'),
+    ]
+    const done = messageMut(msg('m1', 1, { revision: 3, parts: [text('p', `${'x'.repeat(500)}yy`)] }))
+    const after = delta('m1', 'p', 502, 'z')
+    // A streaming snapshot does not supersede anything: the deltas are paced as before.
+    const streaming = messageMut(msg('m1', 1, { status: 'streaming', parts: [text('p', 'x')] }))
+    expect(pace([...behind, streaming]).now).toEqual([{ ...behind[0]!, text: 'x'.repeat(64) }])
+    // The finished one: its message's earlier deltas go, the other message's and later ones stay.
+    const { now, later } = pace([...behind, done, after])
+    expect(now).toEqual([behind[1], done, after])
+    expect(later).toEqual([])
+  })
+
+  it('shows a finished reply at once when its frames were behind the stream', async () => {
+    const { sync, chat, frame, emit } = setup()
+    await sync.open(SID)
+    const open = msg('m2', 2, { revision: 1, status: 'streaming', parts: [text('p', '')] })
+    emit(messageMut(open))
+    frame()
+    const words = 'word '.repeat(FRAME_CHARS / 5)
+    for (let i = 0; i < 4; i++) emit(delta('m2', 'p', i * words.length, words))
+    emit(messageMut({ ...open, revision: 2, status: 'complete', parts: [text('p', words.repeat(4))] }))
+    frame()
+    const m = chat().transcript?.messages.get('m2')
+    expect(m?.status).toBe('complete')
+    expect(firstText(m)).toBe(words.repeat(4))
   })
 
   it('subscribes before it reads, and merges a late page under the live mutations', async () => {
