@@ -24,7 +24,7 @@ export const CATCH_UP = 8
  */
 export function paceDeltas(budget = FRAME_CHARS, catchUp = CATCH_UP): Pace<SessionMutation> {
   return (queued) => {
-    const items = withoutSuperseded(queued)
+    const items = withoutSuperseded(queued, 2 * budget)
     let waiting = 0
     for (const m of items) if (m.variant === 'delta') waiting += m.text.length
     const share = Math.max(budget, Math.ceil(waiting / catchUp))
@@ -51,13 +51,17 @@ export function paceDeltas(budget = FRAME_CHARS, catchUp = CATCH_UP): Pace<Sessi
 
 /**
  * The queue without the deltas that a finished snapshot of their message, later in it, already
- * holds (the host publishes in order: a snapshot carries every delta before it). When a reply
- * ends while the frames are behind, its last frame shows the whole reply at once instead of
- * pacing the rest of its text over the following frames first.
+ * holds (the host publishes in order: a snapshot carries every delta before it), when they hold
+ * at most `most` characters. When a reply ends while the frames are a little behind, its next
+ * frame shows the whole reply instead of pacing the rest of its text over the frames after it;
+ * further behind, showing it all in one frame would be a long task, so the pacing goes on.
  */
-function withoutSuperseded(items: SessionMutation[]): SessionMutation[] {
+function withoutSuperseded(items: SessionMutation[], most: number): SessionMutation[] {
   const final = (m: SessionMutation) => m.variant === 'message' && m.message.status !== 'streaming'
   if (!items.some(final)) return items
+  let chars = 0
+  for (const m of items) if (m.variant === 'delta') chars += m.text.length
+  if (chars > most) return items
   // From the end: the messages whose finished snapshot comes after the item at hand.
   const finished = new Set<string>()
   const kept: SessionMutation[] = []

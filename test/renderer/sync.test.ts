@@ -107,7 +107,7 @@ describe('session sync engine', () => {
   })
 
   it('drops the deltas a later finished snapshot of their message holds, and only those', () => {
-    const pace = paceDeltas(10, CATCH_UP)
+    const pace = paceDeltas(300, CATCH_UP)
     const behind = [
       delta('m1', 'p', 0, 'x'.repeat(500)),
       delta('m2', 'q', 0, 'other'),
@@ -117,11 +117,15 @@ describe('session sync engine', () => {
     const after = delta('m1', 'p', 502, 'z')
     // A streaming snapshot does not supersede anything: the deltas are paced as before.
     const streaming = messageMut(msg('m1', 1, { status: 'streaming', parts: [text('p', 'x')] }))
-    expect(pace([...behind, streaming]).now).toEqual([{ ...behind[0]!, text: 'x'.repeat(64) }])
+    expect(pace([...behind, streaming]).now).toEqual([{ ...behind[0]!, text: 'x'.repeat(300) }])
     // The finished one: its message's earlier deltas go, the other message's and later ones stay.
     const { now, later } = pace([...behind, done, after])
     expect(now).toEqual([behind[1], done, after])
     expect(later).toEqual([])
+    // Further behind than two frames' text: showing it all in one frame would be a long task.
+    expect(paceDeltas(200, CATCH_UP)([...behind, done, after]).now).toEqual([
+      { ...behind[0]!, text: 'x'.repeat(200) },
+    ])
   })
 
   it('shows a finished reply at once when its frames were behind the stream', async () => {
@@ -131,12 +135,12 @@ describe('session sync engine', () => {
     emit(messageMut(open))
     frame()
     const words = 'word '.repeat(FRAME_CHARS / 5)
-    for (let i = 0; i < 4; i++) emit(delta('m2', 'p', i * words.length, words))
-    emit(messageMut({ ...open, revision: 2, status: 'complete', parts: [text('p', words.repeat(4))] }))
+    for (let i = 0; i < 2; i++) emit(delta('m2', 'p', i * words.length, words))
+    emit(messageMut({ ...open, revision: 2, status: 'complete', parts: [text('p', words.repeat(2))] }))
     frame()
     const m = chat().transcript?.messages.get('m2')
     expect(m?.status).toBe('complete')
-    expect(firstText(m)).toBe(words.repeat(4))
+    expect(firstText(m)).toBe(words.repeat(2))
   })
 
   it('subscribes before it reads, and merges a late page under the live mutations', async () => {
