@@ -18,6 +18,18 @@ test.describe('transcript', () => {
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe('const answer = 42')
   })
 
+  test("Copy message copies a reply's text", async ({ page, host, context }) => {
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'])
+    await openApp(page, host)
+    await send(page, '/stream 5 0')
+    const reply = page.getByRole('article', { name: 'Assistant' }).last()
+    await expect(reply).toHaveAttribute('data-status', 'complete', { timeout: 10_000 })
+    await reply.hover()
+    await page.getByRole('button', { name: 'Copy message' }).last().click()
+    await expect(page.getByText('Copied to the clipboard.')).toBeVisible()
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe('word1 word2 word3 word4 word5')
+  })
+
   test('tool cards show input, status and output; they collapse', async ({ page, host }) => {
     await openApp(page, host)
     await send(page, 'hello')

@@ -39,7 +39,8 @@ export function MessageActions({ message, onEdit }: { message: SessionMessage; o
     const state = s.transcript?.info?.state
     return state === 'running' || state === 'waiting'
   })
-  const text = textOf(message)
+  // The text is joined when it is copied, not at every render (a streaming reply renders each frame).
+  const hasText = message.parts.some((p) => p.type === 'text' && p.text !== '')
   return (
     <div className="msg-toolbar">
       {versionSeq !== null && <VersionSwitch seq={versionSeq} />}
@@ -76,13 +77,15 @@ export function MessageActions({ message, onEdit }: { message: SessionMessage; o
         >
           <BranchIcon /> Fork from here
         </button>
-        {text && (
+        {hasText && (
           <button
             type="button"
             className="msg-action-btn"
             aria-label="Copy message"
             title="Copy the text"
-            onClick={() => void copyText(text).then((ok) => ok && notify('Copied to the clipboard.'))}
+            onClick={() =>
+              void copyText(textOf(message)).then((ok) => ok && notify('Copied to the clipboard.'))
+            }
           >
             <CopyIcon />
           </button>
