@@ -51,7 +51,15 @@ const SETTLE_MS = 150
  * as plain text until the parsing queue gets to it (then it stays parsed); `hold` shows it as
  * plain text (a streaming reply's growing tail: parsing it every frame is what made frames late).
  */
-const Block = memo(function Block({ text, mode }: { text: string; mode: BlockMode }) {
+const Block = memo(function Block({
+  text,
+  mode,
+  joined,
+}: {
+  text: string
+  mode: BlockMode
+  joined: boolean
+}) {
   const [parsed, setParsed] = useState<string | null>(null)
   // Plain prose renders as markdown would, without the parser (the parser's own set-up is most
   // of the time a short reply takes to render). A streaming tail that is plain prose so far
@@ -69,7 +77,7 @@ const Block = memo(function Block({ text, mode }: { text: string; mode: BlockMod
   if (!ready) {
     cut.last = textPieces(cut.last, text)
     return (
-      <p className="md-plain">
+      <p className={joined ? 'md-plain md-joined' : 'md-plain'}>
         {cut.last.pieces.map((piece, i) => (
           <span key={i} className="md-piece">
             {piece}
@@ -78,7 +86,7 @@ const Block = memo(function Block({ text, mode }: { text: string; mode: BlockMod
       </p>
     )
   }
-  if (plain !== null) return <p>{plain}</p>
+  if (plain !== null) return <p className={joined ? 'md-joined' : undefined}>{plain}</p>
   return (
     <ReactMarkdown remarkPlugins={plugins} rehypePlugins={rehypePlugins as never} components={components}>
       {text}
@@ -124,7 +132,9 @@ export const Markdown = memo(function Markdown({
   return (
     <div className="markdown" dir="auto">
       {blocks.map((b, i) => (
-        <Block key={i} text={b} mode={modes[i]} />
+        // A block cut from a paragraph too long to lay out as one (lib/blocks.ts) ends without a
+        // line break: the next block goes on with the same paragraph, with no gap between.
+        <Block key={i} text={b} mode={modes[i]} joined={i < blocks.length - 1 && !b.endsWith('\n')} />
       ))}
     </div>
   )

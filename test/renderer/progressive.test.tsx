@@ -286,6 +286,27 @@ describe('Markdown, progressively', () => {
     expect(el.querySelector('.md-plain')?.textContent).toBe('More **bold')
   })
 
+  it('shows a paragraph too long for one block as blocks with no gap between them', () => {
+    vi.useFakeTimers()
+    const para = (from: number, n: number) => Array.from({ length: n }, (_, i) => `word${from + i}`).join(' ')
+    const long = para(0, 600)
+    const el = show(`${long}\n\n${para(600, 5)}`, false)
+    const ps = [...el.querySelectorAll('.markdown > p')]
+    expect(ps.length).toBeGreaterThan(2)
+    // Every cut of the long paragraph goes on in the next block; the paragraph after it does not.
+    expect(ps.map((p) => p.classList.contains('md-joined'))).toEqual([
+      ...Array.from({ length: ps.length - 2 }, () => true),
+      false,
+      false,
+    ])
+    expect(
+      ps
+        .slice(0, -1)
+        .map((p) => p.textContent)
+        .join(' '),
+    ).toBe(long)
+  })
+
   it('opens a long settled reply with its end parsed and the rest parsed soon after', async () => {
     vi.useFakeTimers()
     const blocks = Array.from(
