@@ -92,11 +92,12 @@ function fresh(max: number): BlockSplit {
 }
 
 /**
- * A copy of a finished piece that does not keep `text` alive. A slice of a long string is a
- * view into it (V8's sliced strings), and the text it is cut from is the whole reply as it was
- * when the piece finished: a streamed reply of 100,000 words kept a few dozen such prefixes,
- * ~20 MiB. Prefixing a character makes a rope; slicing that flattens it into a string of the
- * piece's own length.
+ * A copy of a piece that does not keep `text` alive. A slice of a long string is a view into it
+ * (V8's sliced strings), and the text it is cut from is the whole reply as it was at that frame:
+ * a streamed reply of 100,000 words kept a few dozen such prefixes, ~20 MiB. The tail's pieces
+ * are copied too: a memoised block keeps the props it first rendered with while its text stays
+ * equal, so the slice it got while it was the tail would keep that frame's reply alive. Prefixing
+ * a character makes a rope; slicing that flattens it into a string of the piece's own length.
  */
 const own = (piece: string) => (' ' + piece).slice(1)
 
@@ -163,11 +164,11 @@ export function splitBlocksIncremental(
       cutFrom = cut + 1
     }
     cuts = fixed
-    tail = [...cuts, ...restFrom(text, cutFrom, text.length, max)]
+    tail = [...cuts, ...restFrom(text, cutFrom, text.length, max).map(own)]
   } else {
     cuts = []
     cutFrom = tailStart
-    tail = [text.slice(tailStart)]
+    tail = [own(text.slice(tailStart))]
   }
   return {
     text,
