@@ -57,6 +57,11 @@ function onlyLast(changed: Set<string>, messages: MessageList): boolean {
   return last !== undefined
 }
 
+/** The rows to render for a viewport (its height unknown before the first layout). */
+function visibleRows(rows: RowLayout, view: { top: number; height: number }, padTop: number) {
+  return rows.visibleRange(view.top - padTop, view.height || 900, OVERSCAN)
+}
+
 /** A followed streaming reply's last growth is taken this long after it stops (ms). */
 const SETTLE_MS = 100
 
@@ -129,7 +134,7 @@ export function Transcript() {
   measure.changed.clear()
   const padTop = olderCursor ? PAD_TOP_MORE : PAD_TOP
   const total = rows.total()
-  const { start, end } = rows.visibleRange(view.top - padTop, view.height || 900, OVERSCAN)
+  const { start, end } = visibleRows(rows, view, padTop)
   view.start = start
   view.end = end
 
@@ -144,7 +149,7 @@ export function Transcript() {
     (el: HTMLElement) => {
       view.top = el.scrollTop
       view.height = el.clientHeight
-      const { start, end } = rows.visibleRange(view.top - latest.current.padTop, view.height || 900, OVERSCAN)
+      const { start, end } = visibleRows(rows, view, latest.current.padTop)
       if (start !== view.start || end !== view.end) rangeChanged()
     },
     [view, rows],

@@ -24,9 +24,10 @@ export const CATCH_UP = 8
  */
 export function paceDeltas(budget = FRAME_CHARS, catchUp = CATCH_UP): Pace<SessionMutation> {
   return (queued) => {
-    const items = withoutSuperseded(queued, 2 * budget)
-    let waiting = 0
-    for (const m of items) if (m.variant === 'delta') waiting += m.text.length
+    let waiting = deltaChars(queued)
+    // Up to two frames behind, a reply's finished snapshot stands for its deltas before it.
+    const items = waiting <= 2 * budget ? withoutSuperseded(queued) : queued
+    if (items !== queued) waiting = deltaChars(items)
     const share = Math.max(budget, Math.ceil(waiting / catchUp))
     let chars = 0
     for (let i = 0; i < items.length; i++) {
@@ -49,25 +50,28 @@ export function paceDeltas(budget = FRAME_CHARS, catchUp = CATCH_UP): Pace<Sessi
   }
 }
 
-/**
- * The queue without the deltas that a finished snapshot of their message, later in it, already
- * holds (the host publishes in order: a snapshot carries every delta before it), when they hold
- * at most `most` characters. When a reply ends while the frames are a little behind, its next
- * frame shows the whole reply instead of pacing the rest of its text over the frames after it;
- * further behind, showing it all in one frame would be a long task, so the pacing goes on.
- */
-function withoutSuperseded(items: SessionMutation[], most: number): SessionMutation[] {
-  const final = (m: SessionMutation) => m.variant === 'message' && m.message.status !== 'streaming'
-  if (!items.some(final)) return items
+function deltaChars(items: SessionMutation[]): number {
   let chars = 0
   for (const m of items) if (m.variant === 'delta') chars += m.text.length
-  if (chars > most) return items
+  return chars
+}
+
+/**
+ * The queue without the deltas that a finished snapshot of their message, later in it, already
+ * holds (the host publishes in order: a snapshot carries every delta before it); the same array
+ * when there are none. When a reply ends while the frames are a little behind, its next frame
+ * shows the whole reply instead of pacing the rest of its text over the frames after it; further
+ * behind (paceDeltas' bound), showing it all in one frame would be a long task.
+ */
+function withoutSuperseded(items: SessionMutation[]): SessionMutation[] {
+  const final = (m: SessionMutation) => m.variant === 'message' && m.message.status !== 'streaming'
+  if (!items.some(final)) return items
   // From the end: the messages whose finished snapshot comes after the item at hand.
   const finished = new Set<string>()
   const kept: SessionMutation[] = []
   for (let i = items.length - 1; i >= 0; i--) {
     const m = items[i]!
-    if (m.variant === 'message' && final(m)) finished.add(m.message.message_id)
+    if (m.variant === 'message' && m.message.status !== 'streaming') finished.add(m.message.message_id)
     else if (m.variant === 'delta' && finished.has(m.message_id)) continue
     kept.push(m)
   }
