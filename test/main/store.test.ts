@@ -236,6 +236,33 @@ describe('the kept row of each session', () => {
       behind('behind two')
       expect(store.getSession(id)?.title).toBe('Renamed')
       expect(store.getSession(id)?.last_seq).toBe(fresh().last_seq)
+
+      // A checkpoint moves the head: the kept row takes it (a rolled-back one leaves it as it was).
+      const checkpoint = () => {
+        const head = store.get_session_head(id)!
+        const { title, model, security, env, plugins, context_from_seq, visible_from_seq } =
+          store.getSession(id)!
+        return store.commit_session_snapshot({
+          session_id: id,
+          expected_snapshot_id: head.snapshot_id,
+          head_seq: head.head_seq,
+          reason: 'manual',
+          state: { title, model, security, env, plugins, context_from_seq, visible_from_seq },
+        })
+      }
+      behind('Renamed')
+      const snap = checkpoint()
+      expect(store.getSession(id)).toEqual(fresh())
+      expect(store.getSession(id)?.head_snapshot_id).toBe(snap.snapshot_id)
+      expect(() => store.transaction(() => (checkpoint(), fail()))).toThrow('rolled back')
+      expect(store.getSession(id)).toEqual(fresh())
+      store.transaction(() => (store.insertMessage(message('eight')), checkpoint()))
+      expect(store.getSession(id)).toEqual(fresh())
+      // Kept, not read again after the checkpoint.
+      checkpoint()
+      behind('behind three')
+      expect(store.getSession(id)?.title).toBe('Renamed')
+      expect(() => ((store.getSession(id) as { head_snapshot_id: string }).head_snapshot_id = '')).toThrow()
     } finally {
       raw.close()
     }

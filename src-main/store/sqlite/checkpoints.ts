@@ -92,10 +92,12 @@ export function sqliteCheckpoints(db: Db, lineage: Lineage, rows: SessionRows): 
           step: snap.step ?? null,
           turn_id: snap.turn_id ?? null,
         })
+        const kept = rows.peek(request.session_id)
         rows.forget(request.session_id)
         const moved = stmts.advanceHead.run(snap.snapshot_id, request.session_id, current)
         if (moved.changes !== 1)
           throw new ArborError('conflict', 'The session head moved during the commit; retry.')
+        rows.headMoved(kept, current, snap.snapshot_id)
         return snap
       })
     },

@@ -115,8 +115,15 @@ export function onTransactionEnd(db: Db, listener: TransactionEnd): void {
  * that reports its end the same way), so `onTransactionEnd` hears each commit and rollback.
  */
 export function inTransaction<T>(db: Db, fn: () => T): T {
-  return runTransaction(db, db.transaction(fn))
+  let run = runners.get(db)
+  if (!run) {
+    run = db.transaction((f: () => unknown) => f())
+    runners.set(db, run)
+  }
+  return runTransaction(db, run, fn) as T
 }
+/** One transaction function per connection that runs what it is given (making one costs a few µs). */
+const runners = new WeakMap<Db, (fn: () => unknown) => unknown>()
 
 /** Runs a `db.transaction` function, reporting the end of the outermost one and any rollback. */
 export function runTransaction<A extends unknown[], T>(db: Db, tx: (...args: A) => T, ...args: A): T {

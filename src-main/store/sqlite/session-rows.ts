@@ -38,14 +38,23 @@ export class SessionRows {
    */
   advanced(kept: SessionRow | undefined, last_seq: number, updated_at: number): void {
     if (!kept || kept.last_seq !== last_seq - 1 || this.rows.has(kept.session_id)) return
-    const row = Object.freeze({
-      ...kept,
-      last_seq,
-      updated_at,
-      message_count: messageCount(last_seq, kept.visible_from_seq),
-    })
-    if (this.db.inTransaction) this.pending.set(kept.session_id, row)
-    else this.rows.set(kept.session_id, row)
+    this.keep({ ...kept, last_seq, updated_at, message_count: messageCount(last_seq, kept.visible_from_seq) })
+  }
+
+  /**
+   * A checkpoint moved the session's head from `from` to `to` (the only column it writes): the
+   * kept row takes the new head, as `advanced` takes a new seq, so the next turn's first read of
+   * its session is not a statement.
+   */
+  headMoved(kept: SessionRow | undefined, from: string | null, to: string): void {
+    if (!kept || kept.head_snapshot_id !== from || this.rows.has(kept.session_id)) return
+    this.keep({ ...kept, head_snapshot_id: to })
+  }
+
+  private keep(row: SessionRow): void {
+    Object.freeze(row)
+    if (this.db.inTransaction) this.pending.set(row.session_id, row)
+    else this.rows.set(row.session_id, row)
   }
 
   /** The kept row, or the one waiting for this transaction's commit (not read). */
