@@ -13,6 +13,7 @@ import {
 import type { ServerEvent } from '../../src-shared/types'
 import { newId } from '../../src-shared/ids'
 import { deltaBursts, isDelta } from './delta-bursts'
+import { createOutbox } from './outbox'
 import type { Peer, Router } from './router'
 
 export interface BrowserHost {
@@ -158,20 +159,14 @@ export async function startBrowserHost(opts: {
   /**
    * The connection whose request the host is handling in this turn of the event loop. Frames
    * for the others (another window showing the same chat, a sidebar following every session)
-   * wait until the turn is over, so the caller's answer and first delta leave first and the
-   * other windows' rendering does not compete with producing them (issue 10 item 3).
+   * wait until the turn is over, so the caller's answer and first delta leave first, and then
+   * leave at most once a frame (outbox.ts; issue 10 item 3).
    */
   let handling: symbol | null = null
   const handled = () => (handling = null)
 
   function connect(ws: WebSocket): void {
     const me = Symbol('connection')
-    let later: string[] | null = null
-    const flush = () => {
-      const frames = later ?? []
-      later = null
-      if (ws.readyState === ws.OPEN) for (const frame of frames) write(frame)
-    }
     // Frames leave in one write per turn of the event loop: the socket is corked at the first
     // and uncorked when the turn ends (setImmediate), or at once after the first delta of a
     // reply, which waits for nothing. A prompt's answer, its user message, the session's new
@@ -186,7 +181,8 @@ export async function startBrowserHost(opts: {
       corked = false
       socket?.uncork()
     }
-    const write = (frame: string, urgent = false) => {
+    const write = (frame: string, urgent: boolean) => {
+      if (ws.readyState !== ws.OPEN) return
       if (socket && !corked) {
         corked = true
         socket.cork()
@@ -195,17 +191,17 @@ export async function startBrowserHost(opts: {
       ws.send(frame)
       if (urgent) uncork()
     }
-    /** Now, or after the request another connection made is handled (in order either way). */
-    const queue = (frame: string, urgent = false) => {
-      if (later) later.push(frame)
-      else if (handling !== null && handling !== me) {
-        later = [frame]
-        setImmediate(flush)
-      } else write(frame, urgent)
-    }
+    const out = createOutbox({
+      write,
+      handling: () => (handling === null ? null : handling === me ? 'me' : 'other'),
+      now: () => performance.now(),
+      afterTurn: (fn) => setImmediate(fn),
+      setTimer: (fn, ms) => setTimeout(fn, ms),
+      clearTimer: (t) => clearTimeout(t as NodeJS.Timeout),
+    })
     // A burst of deltas (a model at full speed) leaves as its first delta and one joined frame.
     const bursts = deltaBursts((event) => {
-      if (ws.readyState === ws.OPEN) queue(JSON.stringify({ event }), isDelta(event))
+      if (ws.readyState === ws.OPEN) out.event(JSON.stringify({ event }), isDelta(event))
     })
     const peer: Peer = {
       id: newId('sub'),
@@ -225,9 +221,7 @@ export async function startBrowserHost(opts: {
     const reply = (id: unknown, result: unknown) => {
       if (ws.readyState !== ws.OPEN) return
       bursts.release()
-      const frame = JSON.stringify({ id: id ?? null, result })
-      if (later) later.push(frame)
-      else write(frame)
+      out.reply(JSON.stringify({ id: id ?? null, result }))
     }
     ws.on('message', (data, isBinary) => {
       if (handling === null) setImmediate(handled)
@@ -285,7 +279,10 @@ export async function startBrowserHost(opts: {
         return tooLarge(MAX_REQUEST_BYTES, id)
       void opts.router.handle(method, params, peer).then((result) => reply(id, result))
     })
-    ws.on('close', () => opts.router.disconnect(peer))
+    ws.on('close', () => {
+      out.close()
+      opts.router.disconnect(peer)
+    })
     ws.on('error', () => opts.router.disconnect(peer))
   }
 

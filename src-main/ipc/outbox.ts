@@ -1,0 +1,108 @@
+/**
+ * When one connection's frames leave the host.
+ *
+ * A page renders at most once an animation frame, so a window that only watches (a second
+ * window on the same chat, a sidebar following every session) gains nothing from frames written
+ * to it more often than that, and each write costs the host a syscall, the kernel a wake-up of
+ * the reader and the browser's network process a read and a hand-off to the page. With turns
+ * following each other every few milliseconds, one watching tab made the host's prompt → first
+ * delta 1.5–2 ms slower (issue 10 item 3) — a write per event per connection — and the same
+ * with the tab frozen, so it was the writing, not the tab's rendering.
+ *
+ * So a connection's events go out at once when it has had nothing for a frame (FRAME_MS: the
+ * first word of a reply, a dialog, any event after a pause is not delayed), and otherwise wait
+ * and leave together at most one frame after its last write. The connection whose request the
+ * host is handling in this turn of the event loop gets everything at once (its answer and first
+ * delta wait for nothing); the others wait until that turn ends, so the caller's frames leave
+ * first. An answer to a request never waits for the pacing: what is queued before it goes with
+ * it, in order. One connection's frames always keep their order.
+ */
+
+/** A frame at 60 Hz: events closer together than this reach a watching page in one write. */
+export const FRAME_MS = 16
+
+export interface OutboxIo {
+  /** Writes one frame; `urgent`: and hands what is corked to the kernel now. */
+  write(frame: string, urgent: boolean): void
+  /** Whose request the host is handling in this turn of the event loop: this connection's, another's, or none. */
+  handling(): 'me' | 'other' | null
+  now(): number
+  /** Runs `fn` once this turn of the event loop is over (setImmediate). */
+  afterTurn(fn: () => void): void
+  setTimer(fn: () => void, ms: number): unknown
+  clearTimer(timer: unknown): void
+}
+
+export interface Outbox {
+  /** An event (`urgent`: the first delta of a burst, which the caller's connection sends at once). */
+  event(frame: string, urgent?: boolean): void
+  /** The answer to a request: after what is queued, without waiting. */
+  reply(frame: string): void
+  /** Writes what is queued now. */
+  flush(): void
+  /** The connection closed: nothing more is written. */
+  close(): void
+}
+
+export function createOutbox(io: OutboxIo, frameMs = FRAME_MS): Outbox {
+  let queued: string[] | null = null
+  let lastWrite = -Infinity
+  let timer: unknown = null
+  /** An answer waits in the queue (only for another connection's turn to end, never for pacing). */
+  let answerQueued = false
+  let closed = false
+
+  const write = (frame: string, urgent = false) => {
+    lastWrite = io.now()
+    io.write(frame, urgent)
+  }
+  const flush = () => {
+    if (timer !== null) io.clearTimer(timer)
+    timer = null
+    answerQueued = false
+    const frames = queued ?? []
+    queued = null
+    if (!closed) for (const frame of frames) write(frame)
+  }
+  /** After another connection's turn: now, or when a frame has passed since the last write. */
+  const due = () => {
+    if (queued === null || timer !== null) return
+    const wait = lastWrite + frameMs - io.now()
+    if (wait <= 0 || answerQueued) flush()
+    else timer = io.setTimer(flush, wait)
+  }
+
+  return {
+    event(frame, urgent = false) {
+      if (closed) return
+      const handling = io.handling()
+      if (handling === 'me') {
+        flush()
+        return write(frame, urgent)
+      }
+      if (queued) return void queued.push(frame)
+      if (handling === null && io.now() - lastWrite >= frameMs) return write(frame, urgent)
+      queued = [frame]
+      if (handling === 'other') io.afterTurn(due)
+      else timer = io.setTimer(flush, lastWrite + frameMs - io.now())
+    },
+    reply(frame) {
+      if (closed) return
+      // While another connection's request is handled, behind what waits for its turn to end.
+      if (queued && io.handling() === 'other') {
+        queued.push(frame)
+        answerQueued = true
+        return
+      }
+      flush()
+      write(frame)
+    },
+    flush,
+    close() {
+      closed = true
+      if (timer !== null) io.clearTimer(timer)
+      timer = null
+      queued = null
+    },
+  }
+}

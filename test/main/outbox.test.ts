@@ -1,0 +1,186 @@
+import { describe, expect, it } from 'vitest'
+import WebSocket from 'ws'
+import { createOutbox, FRAME_MS } from '../../src-main/ipc/outbox'
+import { connectArbor } from '../../src-shared/sdk'
+import { browserHost, failOnListenerError } from './helpers'
+
+/** An outbox on a hand-run clock: `at(ms)` moves time on and fires the timers that are due. */
+function harness() {
+  let now = 1000
+  let handling: 'me' | 'other' | null = null
+  const writes: Array<{ at: number; frame: string; urgent: boolean }> = []
+  let timers: Array<{ due: number; fn: () => void; id: number }> = []
+  let afterTurn: Array<() => void> = []
+  let ids = 0
+  const box = createOutbox({
+    write: (frame, urgent) => writes.push({ at: now, frame, urgent }),
+    handling: () => handling,
+    now: () => now,
+    afterTurn: (fn) => afterTurn.push(fn),
+    setTimer: (fn, ms) => {
+      const id = ++ids
+      timers.push({ due: now + ms, fn, id })
+      return id
+    },
+    clearTimer: (id) => (timers = timers.filter((t) => t.id !== id)),
+  })
+  return {
+    box,
+    writes,
+    frames: () => writes.map((w) => w.frame),
+    at(ms: number) {
+      now = ms
+      for (;;) {
+        const t = timers.filter((x) => x.due <= now).sort((a, b) => a.due - b.due)[0]
+        if (!t) break
+        timers = timers.filter((x) => x !== t)
+        t.fn()
+      }
+    },
+    handling(h: 'me' | 'other' | null) {
+      handling = h
+    },
+    /** The turn of the event loop ends: whoever was handled is no longer. */
+    endTurn() {
+      handling = null
+      const run = afterTurn
+      afterTurn = []
+      for (const fn of run) fn()
+    },
+    pendingTimers: () => timers.length,
+  }
+}
+
+describe('a connection’s outbox', () => {
+  it('sends an event at once after a quiet frame, and joins the ones that follow within it', () => {
+    const h = harness()
+    h.box.event('a')
+    expect(h.writes).toEqual([{ at: 1000, frame: 'a', urgent: false }])
+    h.at(1002)
+    h.box.event('b')
+    h.at(1005)
+    h.box.event('c')
+    expect(h.frames()).toEqual(['a'])
+    h.at(1000 + FRAME_MS - 1)
+    expect(h.frames()).toEqual(['a'])
+    h.at(1000 + FRAME_MS)
+    // Both at once, in order, one frame after the last write.
+    expect(h.writes.slice(1)).toEqual([
+      { at: 1016, frame: 'b', urgent: false },
+      { at: 1016, frame: 'c', urgent: false },
+    ])
+    // Quiet for a frame again: the next one goes at once.
+    h.at(1040)
+    h.box.event('d', true)
+    expect(h.writes.at(-1)).toEqual({ at: 1040, frame: 'd', urgent: true })
+  })
+
+  it('sends everything at once to the connection whose request is being handled, queued frames first', () => {
+    const h = harness()
+    h.box.event('a')
+    h.at(1001)
+    h.box.event('b') // paced: a frame has not passed
+    h.handling('me')
+    h.box.reply('answer')
+    h.box.event('message')
+    h.box.event('first delta', true)
+    expect(h.frames()).toEqual(['a', 'b', 'answer', 'message', 'first delta'])
+    expect(h.writes.at(-1)!.urgent).toBe(true)
+    expect(h.pendingTimers()).toBe(0)
+  })
+
+  it('holds a watcher’s frames while another connection’s request is handled, then paces them', () => {
+    const h = harness()
+    h.handling('other')
+    h.box.event('a')
+    h.box.event('b')
+    expect(h.frames()).toEqual([])
+    h.endTurn()
+    // Nothing was written for a frame: they leave as the turn ends.
+    expect(h.frames()).toEqual(['a', 'b'])
+    h.at(1005)
+    h.handling('other')
+    h.box.event('c')
+    h.endTurn()
+    // Written 5 ms ago: paced to a frame after that write.
+    expect(h.frames()).toEqual(['a', 'b'])
+    h.at(1016)
+    expect(h.frames()).toEqual(['a', 'b', 'c'])
+  })
+
+  it('never paces an answer: what waits goes with it, in order', () => {
+    const h = harness()
+    h.box.event('a')
+    h.at(1003)
+    h.box.event('b')
+    h.box.reply('answer')
+    expect(h.frames()).toEqual(['a', 'b', 'answer'])
+    expect(h.pendingTimers()).toBe(0)
+    // Behind another connection's turn, an answer waits for that turn only, not for the pace.
+    h.at(1004)
+    h.handling('other')
+    h.box.event('c')
+    h.box.reply('second answer')
+    expect(h.frames()).toEqual(['a', 'b', 'answer'])
+    h.endTurn()
+    expect(h.frames()).toEqual(['a', 'b', 'answer', 'c', 'second answer'])
+  })
+
+  it('writes nothing after the connection closed', () => {
+    const h = harness()
+    h.box.event('a')
+    h.at(1001)
+    h.box.event('b')
+    h.box.close()
+    h.at(1100)
+    h.box.event('c')
+    h.box.reply('d')
+    expect(h.frames()).toEqual(['a'])
+    expect(h.pendingTimers()).toBe(0)
+  })
+})
+
+describe('a watching window over the WebSocket host', () => {
+  it('gets a fast stream in fewer, paced writes, and converges on the same messages', async () => {
+    const { host } = await browserHost()
+    const open = () =>
+      connectArbor({ url: host.url, token: host.token, WebSocket, onListenerError: failOnListenerError })
+    const [caller, watcher] = [await open(), await open()]
+    try {
+      const s = await caller.sessions.create({ title: 'watched' })
+      const w = watcher.session(s.session_id)
+      // Arrival times of the watcher's frames, and the reply's text as each side sees it.
+      const arrivals: number[] = []
+      const seen = { caller: '', watcher: '' }
+      w.subscribe((m) => {
+        arrivals.push(performance.now())
+        if (m.variant === 'delta') seen.watcher += m.text
+      })
+      s.subscribe((m) => {
+        if (m.variant === 'delta') seen.caller += m.text
+      })
+      // A first turn, until the watcher sees it: its subscription is in place.
+      await (
+        await s.prompt({ query: '/stream 1 0' })
+      ).finished
+      await expect.poll(() => seen.watcher).not.toBe('')
+      arrivals.length = 0
+      seen.caller = seen.watcher = ''
+      // Many turns of the event loop apart (a delta every millisecond), for about 150 ms.
+      const turn = await s.prompt({ query: '/stream 150 1' })
+      expect(await turn.finished).toEqual({ success: true })
+      await new Promise((r) => setTimeout(r, FRAME_MS * 3))
+      expect(seen.watcher).toBe(seen.caller)
+      expect(seen.watcher.split(' ').filter(Boolean)).toHaveLength(150)
+      // Frames that arrive together came in one write: a new write at most about once a frame.
+      const writes = arrivals.filter((t, i) => i === 0 || t - arrivals[i - 1]! > 0.5).length
+      const span = arrivals.at(-1)! - arrivals[0]!
+      expect(writes).toBeLessThanOrEqual(Math.ceil(span / FRAME_MS) + 2)
+      const page = await w.messages()
+      expect(page.items.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant'])
+    } finally {
+      await caller.close()
+      await watcher.close()
+    }
+  })
+})
