@@ -6,7 +6,7 @@ const CLOSED = 3
 
 /**
  * A SocketLike whose WebSocket lives in a worker (see socket-worker.ts): frames arrive in
- * batches, one main-thread task per frame interval. One worker per connection attempt.
+ * batches, the next one once this one is taken. One worker per connection attempt.
  */
 export function createWorkerSocket(url: string): SocketLike {
   const worker = new Worker(new URL('./socket-worker.ts', import.meta.url), { type: 'module' })
@@ -32,7 +32,11 @@ export function createWorkerSocket(url: string): SocketLike {
       socket.readyState = OPEN
       socket.onopen?.(new Event('open'))
     } else if (m.type === 'frames') {
-      for (const data of m.data) socket.onmessage?.(new MessageEvent('message', { data }))
+      try {
+        for (const data of m.data) socket.onmessage?.(new MessageEvent('message', { data }))
+      } finally {
+        send({ type: 'taken' })
+      }
     } else closed()
   }
   worker.onerror = () => closed()

@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest'
+import { HANDOVER_GAP_MS, createHandover } from '../../src-renderer/client/handover'
+
+/** A handover on a hand-run clock, posting batches of whatever was buffered. */
+function setup() {
+  let now = 0
+  const timers: { at: number; run: () => void }[] = []
+  let buffered: string[] = []
+  const posted: { at: number; frames: string[] }[] = []
+  const handover = createHandover(
+    () => {
+      if (buffered.length === 0) return false
+      posted.push({ at: now, frames: buffered })
+      buffered = []
+      return true
+    },
+    {
+      now: () => now,
+      setTimer: (run, ms) => {
+        const t = { at: now + ms, run }
+        timers.push(t)
+        return t
+      },
+      clearTimer: (t) => timers.splice(timers.indexOf(t as never), 1),
+    },
+  )
+  const arrive = (frame: string) => {
+    buffered.push(frame)
+    handover.arrived()
+  }
+  /** Moves the clock on, firing the timers that fall due. */
+  const advance = (ms: number) => {
+    const until = now + ms
+    for (;;) {
+      const due = timers.filter((t) => t.at <= until).sort((a, b) => a.at - b.at)[0]
+      if (!due) break
+      timers.splice(timers.indexOf(due), 1)
+      now = due.at
+      due.run()
+    }
+    now = until
+  }
+  return { handover, arrive, advance, posted, timers, buffered: () => buffered }
+}
+
+describe('the socket worker hands frames to the page', () => {
+  it('hands a frame over at once while the page is idle', () => {
+    const { handover, arrive, posted, advance } = setup()
+    arrive('a')
+    expect(posted).toEqual([{ at: 0, frames: ['a'] }])
+    handover.taken()
+    advance(50)
+    arrive('b')
+    expect(posted.at(-1)).toEqual({ at: 50, frames: ['b'] })
+  })
+
+  it('gathers what arrives while the page has not taken the last batch, and sends it when it has', () => {
+    const { handover, arrive, posted, advance } = setup()
+    arrive('a')
+    advance(10)
+    arrive('b')
+    arrive('c')
+    advance(30)
+    // Not taken yet (the page is laying out a frame): nothing more goes, however long it takes.
+    expect(posted).toHaveLength(1)
+    handover.taken()
+    expect(posted.at(-1)).toEqual({ at: 40, frames: ['b', 'c'] })
+  })
+
+  it('leaves at least the gap between two batches, however fast the page takes them', () => {
+    const { handover, arrive, posted, advance, timers } = setup()
+    arrive('a')
+    handover.taken()
+    advance(1)
+    arrive('b')
+    expect(posted).toHaveLength(1)
+    expect(timers).toHaveLength(1)
+    advance(HANDOVER_GAP_MS - 2)
+    arrive('c')
+    expect(posted).toHaveLength(1)
+    advance(1)
+    expect(posted.at(-1)).toEqual({ at: HANDOVER_GAP_MS, frames: ['b', 'c'] })
+    // Taken with nothing buffered: nothing is sent, and the next frame goes at once after the gap.
+    handover.taken()
+    handover.taken()
+    expect(posted).toHaveLength(2)
+    advance(HANDOVER_GAP_MS)
+    arrive('d')
+    expect(posted.at(-1)).toEqual({ at: 2 * HANDOVER_GAP_MS, frames: ['d'] })
+  })
+
+  it('sends what is buffered when the socket closes, taken or not', () => {
+    const { handover, arrive, posted, advance, timers } = setup()
+    arrive('a')
+    advance(1)
+    arrive('b')
+    handover.closed()
+    expect(posted.map((p) => p.frames)).toEqual([['a'], ['b']])
+    expect(timers).toHaveLength(0)
+  })
+})
