@@ -98,9 +98,10 @@ test('a broken server is reported once, with a link to its settings; servers swi
   await expect(messages(page).last()).toContainText('hello', { timeout: 15_000 })
   await send(page, 'and again')
   // The second turn has run (its reply quotes the prompt) before the notices are counted.
-  await expect(page.getByRole('article', { name: 'Assistant' }).last()).toContainText('and again', {
-    timeout: 15_000,
-  })
+  const reply = page.getByRole('article', { name: 'Assistant' }).last()
+  await expect(reply).toContainText('and again', { timeout: 15_000 })
+  // Finished, so its footer (model, tokens) is in: the list no longer moves under the click below.
+  await expect(reply).toHaveAttribute('data-status', 'complete')
   const notices = page.getByRole('article', { name: 'Action' }).filter({ hasText: 'could not start' })
   await expect(notices).toHaveCount(1)
   await notices.getByRole('button', { name: 'Open MCP settings' }).click()
