@@ -125,6 +125,47 @@ test.describe('transcript', () => {
     await expect(page.getByRole('button', { name: 'Jump to latest ↓' })).toHaveCount(0)
   })
 
+  test('a long reply lays out only the blocks near the view, and shows each one as it is reached', async ({
+    page,
+    host,
+  }) => {
+    await openApp(page, host)
+    // Chromium tells each content-visibility: auto element when its contents start or stop being
+    // skipped (not laid out, not painted): keep the latest word for each.
+    await page.evaluate(() => {
+      const skipped = new WeakMap<Element, boolean>()
+      document.addEventListener(
+        'contentvisibilityautostatechange',
+        (e) => skipped.set(e.target as Element, (e as Event & { skipped: boolean }).skipped),
+        true,
+      )
+      ;(window as unknown as { skipped: WeakMap<Element, boolean> }).skipped = skipped
+    })
+    await send(page, '/stream 6000 0')
+    const reply = page.getByRole('article', { name: 'Assistant' }).last()
+    await expect(reply).toHaveAttribute('data-status', 'complete', { timeout: 20_000 })
+    const blocks = reply.locator('.markdown-long > *')
+    expect(await blocks.count()).toBeGreaterThan(20)
+    const skipped = () =>
+      blocks.evaluateAll((els) =>
+        els.map((el) => (window as unknown as { skipped: WeakMap<Element, boolean> }).skipped.get(el)),
+      )
+    // At the bottom: the last block is laid out, the first ones (far above) are not — yet all of
+    // the text is in the page (find in page, selection and screen readers see it).
+    await expect.poll(async () => (await skipped()).at(-1)).toBe(false)
+    expect((await skipped()).slice(0, 5)).toEqual([true, true, true, true, true])
+    await expect(reply).toContainText('word1 word2 word3')
+    // Scrolled to the reply's start, the reader sees its first words, laid out, and stays there.
+    await blocks.first().evaluate((el) => el.scrollIntoView({ block: 'start' }))
+    await expect.poll(async () => (await skipped())[0]).toBe(false)
+    await expect(reply.getByText(/^word1 word2 word3/)).toBeInViewport()
+    const top = () => blocks.first().evaluate((el) => Math.round(el.getBoundingClientRect().top))
+    const before = await top()
+    await page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok))))
+    expect(await top()).toBe(before)
+    await expect(page.getByRole('button', { name: 'Jump to latest ↓' })).toBeVisible()
+  })
+
   test('a long session is virtualised and loads older pages on scroll up', async ({ page, host }) => {
     test.setTimeout(60_000)
     const s = await host.rpc('sessions.create', { title: 'Long session' })

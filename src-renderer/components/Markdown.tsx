@@ -1,4 +1,4 @@
-import { isValidElement, memo, useEffect, useMemo, useState, type ReactNode } from 'react'
+import { isValidElement, memo, useEffect, useMemo, useState, type CSSProperties, type ReactNode } from 'react'
 import { flushSync } from 'react-dom'
 import ReactMarkdown, { type Components } from 'react-markdown'
 import rehypeKatex from 'rehype-katex'
@@ -7,6 +7,7 @@ import remarkMath from 'remark-math'
 import 'katex/dist/katex.min.css'
 import {
   blockModes,
+  LONG_TEXT,
   plainParagraph,
   splitBlocksIncremental,
   textPieces,
@@ -60,6 +61,9 @@ const Block = memo(function Block({
   mode: BlockMode
   joined: boolean
 }) {
+  // Its size until it is first laid out (a long reply's blocks far from the view never are):
+  // about a line per 80 characters (markdown.css).
+  const size = { '--md-chars': text.length } as CSSProperties
   const [parsed, setParsed] = useState<string | null>(null)
   // Plain prose renders as markdown would, without the parser (the parser's own set-up is most
   // of the time a short reply takes to render). A streaming tail that is plain prose so far
@@ -77,7 +81,7 @@ const Block = memo(function Block({
   if (!ready) {
     cut.last = textPieces(cut.last, text)
     return (
-      <p className={joined ? 'md-plain md-joined' : 'md-plain'}>
+      <p className={joined ? 'md-plain md-joined' : 'md-plain'} style={size}>
         {cut.last.pieces.map((piece, i) => (
           <span key={i} className="md-piece">
             {piece}
@@ -86,7 +90,12 @@ const Block = memo(function Block({
       </p>
     )
   }
-  if (plain !== null) return <p className={joined ? 'md-joined' : undefined}>{plain}</p>
+  if (plain !== null)
+    return (
+      <p className={joined ? 'md-joined' : undefined} style={size}>
+        {plain}
+      </p>
+    )
   return (
     <ReactMarkdown remarkPlugins={plugins} rehypePlugins={rehypePlugins as never} components={components}>
       {text}
@@ -130,7 +139,7 @@ export const Markdown = memo(function Markdown({
   if (streaming) last.streamed = true
   const modes = blockModes(blocks, { streaming, tailSettled: paused === text, streamed: last.streamed })
   return (
-    <div className="markdown" dir="auto">
+    <div className={text.length > LONG_TEXT ? 'markdown markdown-long' : 'markdown'} dir="auto">
       {blocks.map((b, i) => (
         // A block cut from a paragraph too long to lay out as one (lib/blocks.ts) ends without a
         // line break: the next block goes on with the same paragraph, with no gap between.

@@ -10,6 +10,16 @@
  */
 export const MAX_BLOCK = 2000
 
+/**
+ * Text longer than this (characters) lays out only the blocks near the view (Markdown.tsx's
+ * `markdown-long`, content-visibility in markdown.css): a reply of 190,000 characters took
+ * ~35 ms to lay out whole, in the frame that caught up with a fast stream, though only its last
+ * screen showed. Shorter text lays out in a few milliseconds and is measured exactly when its
+ * row mounts. At most two frames' text (state/pace.ts), so a reply the frames are further behind
+ * than that is always a long one.
+ */
+export const LONG_TEXT = 20_000
+
 /** A code fence, or a line of just `$$` that opens or closes display math (its lines stay one block). */
 const FENCE = /^ {0,3}(`{3,}|~{3,}|\$\$(?=[ \t]*(?:\n|$)))/
 

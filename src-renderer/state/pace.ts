@@ -24,10 +24,9 @@ export const CATCH_UP = 8
  */
 export function paceDeltas(budget = FRAME_CHARS, catchUp = CATCH_UP): Pace<SessionMutation> {
   return (queued) => {
-    let waiting = deltaChars(queued)
-    // Up to two frames behind, a reply's finished snapshot stands for its deltas before it.
-    const items = waiting <= 2 * budget ? withoutSuperseded(queued) : queued
-    if (items !== queued) waiting = deltaChars(items)
+    // A reply's finished snapshot stands for its deltas before it, however far behind they are.
+    const items = withoutSuperseded(queued)
+    const waiting = deltaChars(items)
     const share = Math.max(budget, Math.ceil(waiting / catchUp))
     let chars = 0
     for (let i = 0; i < items.length; i++) {
@@ -59,9 +58,11 @@ function deltaChars(items: SessionMutation[]): number {
 /**
  * The queue without the deltas that a finished snapshot of their message, later in it, already
  * holds (the host publishes in order: a snapshot carries every delta before it); the same array
- * when there are none. When a reply ends while the frames are a little behind, its next frame
- * shows the whole reply instead of pacing the rest of its text over the frames after it; further
- * behind (paceDeltas' bound), showing it all in one frame would be a long task.
+ * when there are none. When a reply ends while the frames are behind, its next frame shows the
+ * whole reply instead of pacing the rest of its text over the frames after it (at full speed
+ * ~124,000 characters, 7–8 frames). That frame lays out only what is near the view: only a
+ * reply longer than LONG_TEXT (lib/blocks.ts) can be more than two frames behind, and such a reply's
+ * blocks away from the view are not laid out (content-visibility, markdown.css).
  */
 function withoutSuperseded(items: SessionMutation[]): SessionMutation[] {
   const final = (m: SessionMutation) => m.variant === 'message' && m.message.status !== 'streaming'

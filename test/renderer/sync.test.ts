@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { createArbor } from '../../src-shared/sdk'
 import type { MessagesPage, SessionMutation } from '../../src-shared/types'
+import { LONG_TEXT } from '../../src-renderer/lib/blocks'
 import { initialChat, type ChatState } from '../../src-renderer/state/chat'
 import { CATCH_UP, FRAME_CHARS, paceDeltas } from '../../src-renderer/state/pace'
 import { createSessionSync } from '../../src-renderer/state/sync'
@@ -122,10 +123,10 @@ describe('session sync engine', () => {
     const { now, later } = pace([...behind, done, after])
     expect(now).toEqual([behind[1], done, after])
     expect(later).toEqual([])
-    // Further behind than two frames' text: showing it all in one frame would be a long task.
-    expect(paceDeltas(200, CATCH_UP)([...behind, done, after]).now).toEqual([
-      { ...behind[0]!, text: 'x'.repeat(200) },
-    ])
+    // However far behind: the snapshot is shown whole. That frame lays out only near the view,
+    // because a reply the frames are more than two frames behind is always a long one.
+    expect(paceDeltas(20, CATCH_UP)([...behind, done, after]).now).toEqual([behind[1], done, after])
+    expect(LONG_TEXT).toBeLessThanOrEqual(2 * FRAME_CHARS)
   })
 
   it('shows a finished reply at once when its frames were behind the stream', async () => {
