@@ -3,40 +3,27 @@ import WebSocket from 'ws'
 import { createOutbox, FRAME_MS } from '../../src-main/ipc/outbox'
 import { connectArbor } from '../../src-shared/sdk'
 import { browserHost, failOnListenerError } from './helpers'
+import { handClock } from '../hand-clock'
 
 /** An outbox on a hand-run clock: `at(ms)` moves time on and fires the timers that are due. */
 function harness() {
-  let now = 1000
+  const clock = handClock(1000)
   let handling: 'me' | 'other' | null = null
   const writes: Array<{ at: number; frame: string; urgent: boolean }> = []
-  let timers: Array<{ due: number; fn: () => void; id: number }> = []
   let afterTurn: Array<() => void> = []
-  let ids = 0
   const box = createOutbox({
-    write: (frame, urgent) => writes.push({ at: now, frame, urgent }),
+    write: (frame, urgent) => writes.push({ at: clock.now(), frame, urgent }),
     handling: () => handling,
-    now: () => now,
+    now: clock.now,
     afterTurn: (fn) => afterTurn.push(fn),
-    setTimer: (fn, ms) => {
-      const id = ++ids
-      timers.push({ due: now + ms, fn, id })
-      return id
-    },
-    clearTimer: (id) => (timers = timers.filter((t) => t.id !== id)),
+    setTimer: clock.setTimer,
+    clearTimer: clock.clearTimer,
   })
   return {
     box,
     writes,
     frames: () => writes.map((w) => w.frame),
-    at(ms: number) {
-      now = ms
-      for (;;) {
-        const t = timers.filter((x) => x.due <= now).sort((a, b) => a.due - b.due)[0]
-        if (!t) break
-        timers = timers.filter((x) => x !== t)
-        t.fn()
-      }
-    },
+    at: clock.at,
     handling(h: 'me' | 'other' | null) {
       handling = h
     },
@@ -47,7 +34,7 @@ function harness() {
       afterTurn = []
       for (const fn of run) fn()
     },
-    pendingTimers: () => timers.length,
+    pendingTimers: clock.pending,
   }
 }
 

@@ -1,46 +1,25 @@
 import { describe, expect, it } from 'vitest'
 import { HANDOVER_GAP_MS, createHandover } from '../../src-renderer/client/handover'
+import { handClock } from '../hand-clock'
 
 /** A handover on a hand-run clock, posting batches of whatever was buffered. */
 function setup() {
-  let now = 0
-  const timers: { at: number; run: () => void }[] = []
+  const clock = handClock()
   let buffered: string[] = []
   const posted: { at: number; frames: string[] }[] = []
-  const handover = createHandover(
-    () => {
-      if (buffered.length === 0) return false
-      posted.push({ at: now, frames: buffered })
-      buffered = []
-      return true
-    },
-    {
-      now: () => now,
-      setTimer: (run, ms) => {
-        const t = { at: now + ms, run }
-        timers.push(t)
-        return t
-      },
-      clearTimer: (t) => timers.splice(timers.indexOf(t as never), 1),
-    },
-  )
+  const handover = createHandover(() => {
+    if (buffered.length === 0) return false
+    posted.push({ at: clock.now(), frames: buffered })
+    buffered = []
+    return true
+  }, clock)
   const arrive = (frame: string) => {
     buffered.push(frame)
     handover.arrived()
   }
   /** Moves the clock on, firing the timers that fall due. */
-  const advance = (ms: number) => {
-    const until = now + ms
-    for (;;) {
-      const due = timers.filter((t) => t.at <= until).sort((a, b) => a.at - b.at)[0]
-      if (!due) break
-      timers.splice(timers.indexOf(due), 1)
-      now = due.at
-      due.run()
-    }
-    now = until
-  }
-  return { handover, arrive, advance, posted, timers, buffered: () => buffered }
+  const advance = (ms: number) => clock.at(clock.now() + ms)
+  return { handover, arrive, advance, posted, pending: clock.pending }
 }
 
 describe('the socket worker hands frames to the page', () => {
@@ -68,13 +47,13 @@ describe('the socket worker hands frames to the page', () => {
   })
 
   it('leaves at least the gap between two batches, however fast the page takes them', () => {
-    const { handover, arrive, posted, advance, timers } = setup()
+    const { handover, arrive, posted, advance, pending } = setup()
     arrive('a')
     handover.taken()
     advance(1)
     arrive('b')
     expect(posted).toHaveLength(1)
-    expect(timers).toHaveLength(1)
+    expect(pending()).toBe(1)
     advance(HANDOVER_GAP_MS - 2)
     arrive('c')
     expect(posted).toHaveLength(1)
@@ -90,12 +69,12 @@ describe('the socket worker hands frames to the page', () => {
   })
 
   it('sends what is buffered when the socket closes, taken or not', () => {
-    const { handover, arrive, posted, advance, timers } = setup()
+    const { handover, arrive, posted, advance, pending } = setup()
     arrive('a')
     advance(1)
     arrive('b')
     handover.closed()
     expect(posted.map((p) => p.frames)).toEqual([['a'], ['b']])
-    expect(timers).toHaveLength(0)
+    expect(pending()).toBe(0)
   })
 })
