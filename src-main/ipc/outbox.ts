@@ -13,9 +13,12 @@
  * first word of a reply, a dialog, any event after a pause is not delayed), and otherwise wait
  * and leave together at most one frame after its last write. The connection whose request the
  * host is handling in this turn of the event loop gets everything at once (its answer and first
- * delta wait for nothing); the others wait until that turn ends, so the caller's frames leave
- * first. An answer to a request never waits for the pacing: what is queued before it goes with
- * it, in order. One connection's frames always keep their order.
+ * delta wait for nothing). What another connection's request causes reaches the others a frame
+ * later, in one write: the caller's frames leave first, and a short turn (the prompt, its
+ * messages, a few words and the end) costs a watching page one render, not two.
+ * An answer to a request never waits for the pacing, only for another connection's turn to end:
+ * what is queued before it goes with it, in order. One connection's frames always keep their
+ * order.
  */
 
 /** A frame at 60 Hz: events closer together than this reach a watching page in one write. */
@@ -64,13 +67,6 @@ export function createOutbox(io: OutboxIo, frameMs = FRAME_MS): Outbox {
     queued = null
     if (!closed) for (const frame of frames) write(frame)
   }
-  /** After another connection's turn: now, or when a frame has passed since the last write. */
-  const due = () => {
-    if (queued === null || timer !== null) return
-    const wait = lastWrite + frameMs - io.now()
-    if (wait <= 0 || answerQueued) flush()
-    else timer = io.setTimer(flush, wait)
-  }
 
   return {
     event(frame, urgent = false) {
@@ -83,14 +79,15 @@ export function createOutbox(io: OutboxIo, frameMs = FRAME_MS): Outbox {
       if (queued) return void queued.push(frame)
       if (handling === null && io.now() - lastWrite >= frameMs) return write(frame, urgent)
       queued = [frame]
-      if (handling === 'other') io.afterTurn(due)
-      else timer = io.setTimer(flush, lastWrite + frameMs - io.now())
+      // Another connection's turn: the rest of it joins this write, a frame from now.
+      timer = io.setTimer(flush, handling === 'other' ? frameMs : lastWrite + frameMs - io.now())
     },
     reply(frame) {
       if (closed) return
-      // While another connection's request is handled, behind what waits for its turn to end.
+      // While another connection's request is handled: behind what is queued, as that turn ends.
       if (queued && io.handling() === 'other') {
         queued.push(frame)
+        if (!answerQueued) io.afterTurn(flush)
         answerQueued = true
         return
       }

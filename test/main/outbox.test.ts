@@ -76,23 +76,38 @@ describe('a connection’s outbox', () => {
     expect(h.pendingTimers()).toBe(0)
   })
 
-  it('holds a watcher’s frames while another connection’s request is handled, then paces them', () => {
+  it('sends a watcher what another connection’s turn causes a frame later, in one write', () => {
     const h = harness()
     h.handling('other')
-    h.box.event('a')
-    h.box.event('b')
+    h.box.event('user message')
+    h.box.event('first delta')
+    h.endTurn()
+    // The caller's frames leave first; the rest of its short turn joins these.
     expect(h.frames()).toEqual([])
-    h.endTurn()
-    // Nothing was written for a frame: they leave as the turn ends.
-    expect(h.frames()).toEqual(['a', 'b'])
-    h.at(1005)
+    h.at(1002)
+    h.box.event('more words')
+    h.at(1004)
+    h.box.event('reply finished')
+    h.at(1000 + FRAME_MS - 1)
+    expect(h.frames()).toEqual([])
+    h.at(1000 + FRAME_MS)
+    expect(h.writes).toEqual(
+      ['user message', 'first delta', 'more words', 'reply finished'].map((frame) => ({
+        at: 1016,
+        frame,
+        urgent: false,
+      })),
+    )
+    // Quiet for a frame, another connection's next turn: a frame later again, not at once.
+    h.at(1040)
     h.handling('other')
-    h.box.event('c')
+    h.box.event('next prompt')
     h.endTurn()
-    // Written 5 ms ago: paced to a frame after that write.
-    expect(h.frames()).toEqual(['a', 'b'])
-    h.at(1016)
-    expect(h.frames()).toEqual(['a', 'b', 'c'])
+    h.at(1055)
+    expect(h.frames()).toHaveLength(4)
+    h.at(1056)
+    expect(h.frames().at(-1)).toBe('next prompt')
+    expect(h.pendingTimers()).toBe(0)
   })
 
   it('never paces an answer: what waits goes with it, in order', () => {
@@ -111,6 +126,18 @@ describe('a connection’s outbox', () => {
     expect(h.frames()).toEqual(['a', 'b', 'answer'])
     h.endTurn()
     expect(h.frames()).toEqual(['a', 'b', 'answer', 'c', 'second answer'])
+    expect(h.pendingTimers()).toBe(0)
+    // Queued in an earlier turn and waiting for its frame: an answer does not wait with it.
+    h.at(1030)
+    h.handling('other')
+    h.box.event('d')
+    h.endTurn()
+    h.at(1031)
+    h.handling('other')
+    h.box.reply('third answer')
+    h.endTurn()
+    expect(h.frames().slice(-2)).toEqual(['d', 'third answer'])
+    expect(h.pendingTimers()).toBe(0)
   })
 
   it('writes nothing after the connection closed', () => {
