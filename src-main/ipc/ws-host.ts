@@ -158,9 +158,10 @@ export async function startBrowserHost(opts: {
 
   /**
    * The connection whose request the host is handling in this turn of the event loop. Frames
-   * for the others (another window showing the same chat, a sidebar following every session)
-   * wait until the turn is over, so the caller's answer and first delta leave first, and then
-   * leave at most once a frame (outbox.ts; issue 10 item 3).
+   * this request causes for the others (another window showing the same chat, a sidebar
+   * following every session) leave a frame later, together, so the caller's answer and first
+   * delta leave first and a short turn reaches a watcher in one write (outbox.ts; issue 10
+   * item 3).
    */
   let handling: symbol | null = null
   const handled = () => (handling = null)
