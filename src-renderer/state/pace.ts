@@ -21,11 +21,13 @@ export const CATCH_UP = 8
  * it a frame after a slow one took everything that arrived meanwhile (at full speed ~100,000
  * characters, a 70 ms layout), the next frame was later still, and the app fell behind in ever
  * bigger steps; now it shows a fast stream in even steps.
+ *
+ * A reply that has finished is not paced: see `lastWordsFirst`.
  */
 export function paceDeltas(budget = FRAME_CHARS, catchUp = CATCH_UP): Pace<SessionMutation> {
-  return (queued) => {
-    // A reply's finished snapshot stands for its deltas before it, however far behind they are.
-    const items = withoutSuperseded(queued)
+  return (items) => {
+    const words = lastWordsFirst(items)
+    if (words) return words
     const waiting = deltaChars(items)
     const share = Math.max(budget, Math.ceil(waiting / catchUp))
     let chars = 0
@@ -56,25 +58,27 @@ function deltaChars(items: SessionMutation[]): number {
 }
 
 /**
- * The queue without the deltas that a finished snapshot of their message, later in it, already
- * holds (the host publishes in order: a snapshot carries every delta before it); the same array
- * when there are none. When a reply ends while the frames are behind, its next frame shows the
- * whole reply instead of pacing the rest of its text over the frames after it (at full speed
- * ~124,000 characters, 7–8 frames). That frame lays out only what is near the view: only a
- * reply longer than LONG_TEXT (lib/blocks.ts) can be more than two frames behind, and such a reply's
- * blocks away from the view are not laid out (content-visibility, markdown.css).
+ * When the queue holds a reply's finished snapshot with deltas of that reply before it: this
+ * frame takes everything before the snapshot — the reply's last words, however far the frames
+ * are behind the stream — and the next frame the snapshot and what follows it (the session
+ * going idle). So the frame that shows the last words is a streaming frame like the others, and
+ * the reply's end (its actions and details, the header, the composer, the sidebar) is laid out
+ * in the frame after. In one frame the two took 23–26 ms of the main thread (a reply of 20,000
+ * words streamed at full speed, `node scripts/ui-bench.mjs --stream-only`); the words alone take
+ * 14–17. The snapshot changes no text then: it holds every delta before it (the host publishes
+ * in order). Null when there is no such snapshot.
  */
-function withoutSuperseded(items: SessionMutation[]): SessionMutation[] {
-  const final = (m: SessionMutation) => m.variant === 'message' && m.message.status !== 'streaming'
-  if (!items.some(final)) return items
-  // From the end: the messages whose finished snapshot comes after the item at hand.
-  const finished = new Set<string>()
-  const kept: SessionMutation[] = []
-  for (let i = items.length - 1; i >= 0; i--) {
+function lastWordsFirst(items: SessionMutation[]): ReturnType<Pace<SessionMutation>> | null {
+  let streamed: Set<string> | null = null
+  for (let i = 0; i < items.length; i++) {
     const m = items[i]!
-    if (m.variant === 'message' && m.message.status !== 'streaming') finished.add(m.message.message_id)
-    else if (m.variant === 'delta' && finished.has(m.message_id)) continue
-    kept.push(m)
+    if (m.variant === 'delta') (streamed ??= new Set()).add(m.message_id)
+    else if (
+      m.variant === 'message' &&
+      m.message.status !== 'streaming' &&
+      streamed?.has(m.message.message_id)
+    )
+      return { now: items.slice(0, i), later: items.slice(i) }
   }
-  return kept.reverse()
+  return null
 }

@@ -107,7 +107,7 @@ describe('session sync engine', () => {
     expect(later).toEqual([{ ...big, offset: 100, text: 'x'.repeat(700) }])
   })
 
-  it('drops the deltas a later finished snapshot of their message holds, and only those', () => {
+  it("shows a finished reply's last words in one frame, however far behind, and its end in the next", () => {
     const pace = paceDeltas(300, CATCH_UP)
     const behind = [
       delta('m1', 'p', 0, 'x'.repeat(500)),
@@ -115,21 +115,23 @@ describe('session sync engine', () => {
       delta('m1', 'p', 500, 'yy'),
     ]
     const done = messageMut(msg('m1', 1, { revision: 3, parts: [text('p', `${'x'.repeat(500)}yy`)] }))
-    const after = delta('m1', 'p', 502, 'z')
-    // A streaming snapshot does not supersede anything: the deltas are paced as before.
+    const idle = messageMut(msg('m3', 3))
+    // A streaming snapshot ends nothing: the deltas are paced as before.
     const streaming = messageMut(msg('m1', 1, { status: 'streaming', parts: [text('p', 'x')] }))
     expect(pace([...behind, streaming]).now).toEqual([{ ...behind[0]!, text: 'x'.repeat(300) }])
-    // The finished one: its message's earlier deltas go, the other message's and later ones stay.
-    const { now, later } = pace([...behind, done, after])
-    expect(now).toEqual([behind[1], done, after])
-    expect(later).toEqual([])
-    // However far behind: the snapshot is shown whole. That frame lays out only near the view,
-    // because a reply the frames are more than two frames behind is always a long one.
-    expect(paceDeltas(20, CATCH_UP)([...behind, done, after]).now).toEqual([behind[1], done, after])
+    // The finished one: everything before it now, past the budget; it and what follows next.
+    const first = pace([...behind, done, idle])
+    expect(first).toEqual({ now: behind, later: [done, idle] })
+    expect(pace(first.later)).toEqual({ now: [done, idle], later: [] })
+    expect(paceDeltas(20, CATCH_UP)([...behind, done, idle]).now).toEqual(behind)
+    // A finished snapshot with none of its deltas before it is paced like anything else.
+    expect(pace([done, ...behind]).now).toEqual([done, { ...behind[0]!, text: 'x'.repeat(300) }])
+    // The words frame lays out only near the view: a reply the frames are more than two frames
+    // behind is a long one, whose blocks away from the view are not laid out (markdown.css).
     expect(LONG_TEXT).toBeLessThanOrEqual(2 * FRAME_CHARS)
   })
 
-  it('shows a finished reply at once when its frames were behind the stream', async () => {
+  it('shows a finished reply whole when its frames were behind the stream, then ends it', async () => {
     const { sync, chat, frame, emit } = setup()
     await sync.open(SID)
     const open = msg('m2', 2, { revision: 1, status: 'streaming', parts: [text('p', '')] })
@@ -139,7 +141,11 @@ describe('session sync engine', () => {
     for (let i = 0; i < 2; i++) emit(delta('m2', 'p', i * words.length, words))
     emit(messageMut({ ...open, revision: 2, status: 'complete', parts: [text('p', words.repeat(2))] }))
     frame()
-    const m = chat().transcript?.messages.get('m2')
+    let m = chat().transcript?.messages.get('m2')
+    expect(firstText(m)).toBe(words.repeat(2))
+    expect(m?.status).toBe('streaming')
+    frame()
+    m = chat().transcript?.messages.get('m2')
     expect(m?.status).toBe('complete')
     expect(firstText(m)).toBe(words.repeat(2))
   })
