@@ -1,14 +1,23 @@
 /**
- * When the socket worker (socket-worker.ts) hands its buffered frames to the page. A batch goes
- * as soon as the page has taken the one before it and at least `gap` ms have passed since that
- * one went; otherwise the frames wait. So the page never has more than one batch queued: while
- * it is busy (laying out a frame), what arrives meanwhile is gathered into the next batch, and
- * a fast stream costs it a handful of tasks per frame, however many frames the host sends; and
- * while it is idle a frame reaches it at once, not at the next tick of a fixed interval (at
- * 16 ms, the last words of a reply waited up to a frame in the worker before the page saw them).
- * Pure: the clock and the posting are passed in, so it is tested on a hand-run clock.
+ * When the socket worker (socket-worker.ts) hands its buffered frames to the page. While the
+ * page is idle (it has taken every batch), a batch goes at once, at least `gap` ms after the
+ * one before: a frame reaches it at once, not at the next tick of a fixed interval. While it is
+ * busy (laying out a frame), what arrives is gathered, and a batch goes at most every `busyGap`
+ * ms, with at most MAX_QUEUED batches it has not taken yet: a fast stream costs the page a
+ * handful of tasks per frame, however many frames the host sends, and what arrives during a
+ * frame is queued before the next one starts. (With one batch at a time, what arrived during a
+ * frame waited for the page to take the batch before it, after that frame, and was posted while
+ * the next frame ran: a frame showed what the worker had a frame earlier — at full speed, the
+ * last words of a reply came a frame late.) Pure: the clock and the posting are passed in, so it
+ * is tested on a hand-run clock.
  */
 export const HANDOVER_GAP_MS = 4
+
+/** Between two batches while the page has not taken the one before. */
+export const BUSY_GAP_MS = 8
+
+/** Batches the page may have queued and not taken. */
+export const MAX_QUEUED = 3
 
 export interface HandoverClock {
   now(): number
@@ -19,35 +28,51 @@ export interface HandoverClock {
 export interface Handover {
   /** Frames were buffered. */
   arrived(): void
-  /** The page has taken the last batch. */
+  /** The page has taken a batch (the oldest it had not). */
   taken(): void
   /** The socket closed: what is buffered goes now, whatever the page is doing. */
   closed(): void
 }
 
 /** `post` hands the buffer over and returns whether there was anything in it. */
-export function createHandover(post: () => boolean, clock: HandoverClock, gap = HANDOVER_GAP_MS): Handover {
-  let inFlight = false
+export function createHandover(
+  post: () => boolean,
+  clock: HandoverClock,
+  gap = HANDOVER_GAP_MS,
+  busyGap = BUSY_GAP_MS,
+): Handover {
+  /** Batches posted and not taken yet. */
+  let queued = 0
+  /** Frames arrived since the last batch went. */
+  let waiting = false
   let lastPost = -Infinity
   let timer: unknown = null
   const fire = () => {
     timer = null
-    if (inFlight) return
+    if (queued >= MAX_QUEUED) return
+    waiting = false
     if (!post()) return
-    inFlight = true
+    queued++
     lastPost = clock.now()
   }
-  const next = () => {
-    if (timer !== null || inFlight) return
-    const wait = lastPost + gap - clock.now()
+  const schedule = () => {
+    if (queued >= MAX_QUEUED) return
+    const wait = lastPost + (queued > 0 ? busyGap : gap) - clock.now()
     if (wait > 0) timer = clock.setTimer(fire, wait)
     else fire()
   }
   return {
-    arrived: next,
+    arrived() {
+      waiting = true
+      if (timer === null) schedule()
+    },
     taken() {
-      inFlight = false
-      next()
+      queued = Math.max(0, queued - 1)
+      if (!waiting) return
+      // What waits for the busy gap, or for room, may go sooner now.
+      if (timer !== null) clock.clearTimer(timer)
+      timer = null
+      schedule()
     },
     closed() {
       if (timer !== null) clock.clearTimer(timer)

@@ -3,11 +3,11 @@
  * A dedicated worker that owns the browser host's WebSocket. A fast stream arrives as many
  * frames (the host joins the deltas of each turn of its event loop, src-main/ipc/delta-bursts.ts,
  * but a stream still brings hundreds); handled on the main thread, each is a task of its own and
- * together they starve rendering. Here they are collected and handed over as one message when
- * the page has taken the one before (handover.ts): at once while the page is idle, gathered
- * while it is busy; and runs of deltas that continue each other (same part, contiguous offsets)
- * are joined into one delta frame first, so the page parses a handful of frames instead of
- * thousands.
+ * together they starve rendering. Here they are collected and handed over in batches
+ * (handover.ts): at once while the page is idle, gathered while it is busy (a batch every few
+ * milliseconds, a few at most); and runs of deltas that continue each other (same part,
+ * contiguous offsets) are joined into one delta frame first, so the page parses a handful of
+ * frames instead of thousands.
  *
  *   main → worker  { type: 'open', url } | { type: 'send', data } | { type: 'taken' } | { type: 'close' }
  *   worker → main  { type: 'open' } | { type: 'frames', data, at } | { type: 'close' }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { HANDOVER_GAP_MS, createHandover } from '../../src-renderer/client/handover'
+import { BUSY_GAP_MS, HANDOVER_GAP_MS, MAX_QUEUED, createHandover } from '../../src-renderer/client/handover'
 import { handClock } from '../hand-clock'
 
 /** A handover on a hand-run clock, posting batches of whatever was buffered. */
@@ -33,17 +33,45 @@ describe('the socket worker hands frames to the page', () => {
     expect(posted.at(-1)).toEqual({ at: 50, frames: ['b'] })
   })
 
-  it('gathers what arrives while the page has not taken the last batch, and sends it when it has', () => {
-    const { handover, arrive, posted, advance } = setup()
+  it('gathers what arrives while the page is busy, a batch every BUSY_GAP_MS, MAX_QUEUED at most', () => {
+    const { handover, arrive, posted, advance, pending } = setup()
     arrive('a')
-    advance(10)
+    advance(1)
+    // The page has not taken 'a' (it is laying out a frame): these wait for the busy gap…
     arrive('b')
     arrive('c')
-    advance(30)
-    // Not taken yet (the page is laying out a frame): nothing more goes, however long it takes.
     expect(posted).toHaveLength(1)
+    advance(BUSY_GAP_MS - 1)
+    // …and go then, untaken or not, to be queued before the page's next frame.
+    expect(posted.at(-1)).toEqual({ at: BUSY_GAP_MS, frames: ['b', 'c'] })
+    for (let i = 2; i < MAX_QUEUED; i++) {
+      arrive(`x${i}`)
+      advance(BUSY_GAP_MS)
+    }
+    expect(posted).toHaveLength(MAX_QUEUED)
+    // The page has as many batches as it may queue: nothing more goes, however long it takes.
+    arrive('d')
+    advance(100)
+    expect(posted).toHaveLength(MAX_QUEUED)
+    expect(pending()).toBe(0)
+    const at = 1 + (MAX_QUEUED - 1) * BUSY_GAP_MS + 99
     handover.taken()
-    expect(posted.at(-1)).toEqual({ at: 40, frames: ['b', 'c'] })
+    expect(posted.at(-1)).toEqual({ at, frames: ['d'] })
+  })
+
+  it('sends a batch waiting for the busy gap as soon as the page has taken the one before', () => {
+    const { handover, arrive, posted, advance, pending } = setup()
+    arrive('a')
+    advance(HANDOVER_GAP_MS + 1)
+    arrive('b')
+    expect(posted).toHaveLength(1)
+    expect(pending()).toBe(1)
+    handover.taken()
+    expect(posted.at(-1)).toEqual({ at: HANDOVER_GAP_MS + 1, frames: ['b'] })
+    expect(pending()).toBe(0)
+    // Taken with nothing waiting: no timer is left behind.
+    handover.taken()
+    expect(pending()).toBe(0)
   })
 
   it('leaves at least the gap between two batches, however fast the page takes them', () => {
