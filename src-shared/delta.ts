@@ -33,14 +33,21 @@ export function appendDelta(current: string, offset: number, text: string): stri
  * starting where `a` ends), else null: applying the result equals applying `a` then `b`.
  */
 export function joinDeltas<D extends DeltaLike>(a: D, b: D): D | null {
-  if (
-    a.session_id !== b.session_id ||
-    a.message_id !== b.message_id ||
-    a.part_id !== b.part_id ||
-    a.field !== b.field ||
-    b.offset !== a.offset + a.text.length
-  )
-    return null
+  if (!continues(a, a.offset + a.text.length, b)) return null
   const text = appendDelta(a.text, b.offset - a.offset, b.text)
   return text === null ? null : { ...a, text }
+}
+
+/**
+ * Whether `b` writes into the same field as `a` (same session, message, part and field),
+ * starting at `end`: where `a`'s text ends, or the end of the deltas joined onto it so far.
+ */
+export function continues(a: DeltaLike, end: number, b: DeltaLike): boolean {
+  return (
+    a.session_id === b.session_id &&
+    a.message_id === b.message_id &&
+    a.part_id === b.part_id &&
+    a.field === b.field &&
+    b.offset === end
+  )
 }

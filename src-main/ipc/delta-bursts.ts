@@ -1,4 +1,4 @@
-import { joinDeltas } from '../../src-shared/delta'
+import { continues } from '../../src-shared/delta'
 import type { ServerEvent, SessionMutation } from '../../src-shared/types'
 
 type DeltaEvent = { type: 'mutation'; mutation: Extract<SessionMutation, { variant: 'delta' }> }
@@ -31,11 +31,22 @@ export function deltaBursts(
   /** A delta went out in this turn of the event loop; its end is scheduled. */
   let inBurst = false
   let held: DeltaEvent | null = null
+  /** The texts of the deltas joined onto `held`, joined once it goes (not at every delta: a
+   * burst at full speed is hundreds of deltas), and where the last of them ends. */
+  let joined: string[] = []
+  let end = 0
   const release = () => {
     if (!held) return
     const e = held
+    const more = joined
     held = null
-    out(e)
+    joined = []
+    if (more.length === 0) return out(e)
+    out({ type: 'mutation', mutation: { ...e.mutation, text: e.mutation.text + more.join('') } })
+  }
+  const hold = (event: DeltaEvent) => {
+    held = event
+    end = event.mutation.offset + event.mutation.text.length
   }
   const endBurst = () => {
     inBurst = false
@@ -49,17 +60,14 @@ export function deltaBursts(
         return out(event)
       }
       if (held) {
-        const mutation = joinDeltas(held.mutation, event.mutation)
-        if (mutation) {
-          held = { type: 'mutation', mutation }
+        if (continues(held.mutation, end, event.mutation)) {
+          joined.push(event.mutation.text)
+          end += event.mutation.text.length
           return
         }
         release()
       }
-      if (inBurst) {
-        held = event
-        return
-      }
+      if (inBurst) return hold(event)
       inBurst = true
       schedule(endBurst)
       out(event)
