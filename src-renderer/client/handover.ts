@@ -47,9 +47,9 @@ export function createHandover(
   let waiting = false
   let lastPost = -Infinity
   let timer: unknown = null
+  // Only `schedule` starts it, with room for a batch; `taken` only makes more room.
   const fire = () => {
     timer = null
-    if (queued >= MAX_QUEUED) return
     waiting = false
     if (!post()) return
     queued++
