@@ -24,9 +24,13 @@
 /** A frame at 60 Hz: events closer together than this reach a watching page in one write. */
 export const FRAME_MS = 16
 
-export interface OutboxIo {
+/**
+ * Frames are opaque here (`F`): the WebSocket host queues events as objects and serializes each
+ * only when it is written, so what waits for a watching page costs the caller's turn nothing.
+ */
+export interface OutboxIo<F> {
   /** Writes one frame; `urgent`: and hands what is corked to the kernel now. */
-  write(frame: string, urgent: boolean): void
+  write(frame: F, urgent: boolean): void
   /** Whose request the host is handling in this turn of the event loop: this connection's, another's, or none. */
   handling(): 'me' | 'other' | null
   now(): number
@@ -36,26 +40,26 @@ export interface OutboxIo {
   clearTimer(timer: unknown): void
 }
 
-export interface Outbox {
+export interface Outbox<F> {
   /** An event (`urgent`: the first delta of a burst, which the caller's connection sends at once). */
-  event(frame: string, urgent?: boolean): void
+  event(frame: F, urgent?: boolean): void
   /** The answer to a request: after what is queued, without waiting. */
-  reply(frame: string): void
+  reply(frame: F): void
   /** Writes what is queued now. */
   flush(): void
   /** The connection closed: nothing more is written. */
   close(): void
 }
 
-export function createOutbox(io: OutboxIo, frameMs = FRAME_MS): Outbox {
-  let queued: string[] | null = null
+export function createOutbox<F>(io: OutboxIo<F>, frameMs = FRAME_MS): Outbox<F> {
+  let queued: F[] | null = null
   let lastWrite = -Infinity
   let timer: unknown = null
   /** An answer waits in the queue (only for another connection's turn to end, never for pacing). */
   let answerQueued = false
   let closed = false
 
-  const write = (frame: string, urgent = false) => {
+  const write = (frame: F, urgent = false) => {
     lastWrite = io.now()
     io.write(frame, urgent)
   }

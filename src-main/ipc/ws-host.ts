@@ -51,6 +51,29 @@ function sameToken(a: string, b: string): boolean {
  */
 export const MAX_BUFFERED_BYTES = 64 * 1024 * 1024
 
+/**
+ * What a connection queues: an event, serialized only when it is written (a watching page's
+ * events wait a frame in its outbox, and the caller's turn does not pay for them), or an
+ * answer already serialized.
+ */
+type Frame = ServerEvent | { answer: string }
+
+/**
+ * An event's text, made once however many connections it goes to: a session's mutation reaches
+ * each subscribed window wrapped in an event of its own, and a list change is one event for all.
+ */
+const serialized = new WeakMap<object, string>()
+function frameText(frame: Frame): string {
+  if ('answer' in frame) return frame.answer
+  const key = frame.type === 'mutation' ? frame.mutation : frame
+  let text = serialized.get(key)
+  if (text === undefined) {
+    text = JSON.stringify({ event: frame })
+    serialized.set(key, text)
+  }
+  return text
+}
+
 /** A request id the host echoes back: a short string or a finite number, nothing else. */
 function validId(id: unknown): id is string | number {
   return (typeof id === 'string' && id.length <= 100) || (typeof id === 'number' && Number.isFinite(id))
@@ -182,17 +205,17 @@ export async function startBrowserHost(opts: {
       corked = false
       socket?.uncork()
     }
-    const write = (frame: string, urgent: boolean) => {
+    const write = (frame: Frame, urgent: boolean) => {
       if (ws.readyState !== ws.OPEN) return
       if (socket && !corked) {
         corked = true
         socket.cork()
         setImmediate(uncork)
       }
-      ws.send(frame)
+      ws.send(frameText(frame))
       if (urgent) uncork()
     }
-    const out = createOutbox({
+    const out = createOutbox<Frame>({
       write,
       handling: () => (handling === null ? null : handling === me ? 'me' : 'other'),
       now: () => performance.now(),
@@ -202,7 +225,7 @@ export async function startBrowserHost(opts: {
     })
     // A burst of deltas (a model at full speed) leaves as its first delta and one joined frame.
     const bursts = deltaBursts((event) => {
-      if (ws.readyState === ws.OPEN) out.event(JSON.stringify({ event }), isDelta(event))
+      if (ws.readyState === ws.OPEN) out.event(event, isDelta(event))
     })
     const peer: Peer = {
       id: newId('sub'),
@@ -222,7 +245,7 @@ export async function startBrowserHost(opts: {
     const reply = (id: unknown, result: unknown) => {
       if (ws.readyState !== ws.OPEN) return
       bursts.release()
-      out.reply(JSON.stringify({ id: id ?? null, result }))
+      out.reply({ answer: JSON.stringify({ id: id ?? null, result }) })
     }
     ws.on('message', (data, isBinary) => {
       if (handling === null) setImmediate(handled)

@@ -11,7 +11,7 @@ function harness() {
   let handling: 'me' | 'other' | null = null
   const writes: Array<{ at: number; frame: string; urgent: boolean }> = []
   let afterTurn: Array<() => void> = []
-  const box = createOutbox({
+  const box = createOutbox<string>({
     write: (frame, urgent) => writes.push({ at: clock.now(), frame, urgent }),
     handling: () => handling,
     now: clock.now,
