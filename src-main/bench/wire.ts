@@ -163,6 +163,7 @@ export async function overTheWire(dir: string, sessions: number): Promise<void> 
   let tabbed: number[] = []
   let tabbedIdle: number[] = []
   let paint = 0
+  let tabWork = ''
   try {
     const req = createRequire(__filename)
     const { chromium } = req('@playwright/test') as typeof import('@playwright/test')
@@ -185,12 +186,32 @@ export async function overTheWire(dir: string, sessions: number): Promise<void> 
         await cdp.send('Profiler.enable')
         await cdp.send('Profiler.start')
       }
-      tabbed = await firstDeltas(200, 0)
+      // What the open app does for each turn (a user message and a short reply shown, the
+      // sidebar updated): its main thread's busy time, on the cores the host and the client
+      // use too. Turns into an idle app each get a frame of their own; back to back, several
+      // share one.
+      const perf = await page.context().newCDPSession(page)
+      await perf.send('Performance.enable')
+      const busy = async () => {
+        const { metrics } = await perf.send('Performance.getMetrics')
+        const get = (name: string) => metrics.find((m) => m.name === name)?.value ?? 0
+        return { ms: get('TaskDuration') * 1000, layouts: get('LayoutCount') }
+      }
+      const perTurn = async (n: number, run: () => Promise<number[]>) => {
+        const before = await busy()
+        const xs = await run()
+        const after = await busy()
+        return { xs, ms: (after.ms - before.ms) / n, layouts: (after.layouts - before.layouts) / n }
+      }
+      const b2b = await perTurn(200, () => firstDeltas(200, 0))
+      tabbed = b2b.xs
       if (cdp && profileTo) {
         const { profile } = await cdp.send('Profiler.stop')
         writeFileSync(profileTo, JSON.stringify(profile))
       }
-      tabbedIdle = await firstDeltas(200, IDLE_MS)
+      const idle = await perTurn(200, () => firstDeltas(200, IDLE_MS))
+      tabbedIdle = idle.xs
+      tabWork = `the open tab's main thread per turn: ${idle.ms.toFixed(1)} ms and ${idle.layouts.toFixed(1)} layouts into an idle app, ${b2b.ms.toFixed(1)} ms and ${b2b.layouts.toFixed(1)} back to back`
     } finally {
       await browser.close()
     }
@@ -229,6 +250,7 @@ export async function overTheWire(dir: string, sessions: number): Promise<void> 
       'raw ws round trip after idling',
     )
   }
+  if (tabWork) console.log(`(${tabWork})`)
   if (paint)
     console.log(
       `app start → first paint: host ready in ${hostUp.toFixed(0)} ms, page to the newest message painted in ${paint.toFixed(0)} ms, ${(hostUp + paint).toFixed(0)} ms in all`,
