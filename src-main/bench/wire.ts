@@ -125,9 +125,10 @@ export async function overTheWire(dir: string, sessions: number): Promise<void> 
       onDelta = null
     }
   })
+  let turns = 0
   const firstDeltas = async (n: number, gapMs: number) => {
     const xs: number[] = []
-    for (let i = 0; i < n; i++) {
+    for (let i = 0; i < n; i++, turns++) {
       const got = new Promise<void>((r) => (onDelta = r))
       const t0 = performance.now()
       const turn = await s.prompt({ query: '/stream 3 0' })
@@ -160,8 +161,9 @@ export async function overTheWire(dir: string, sessions: number): Promise<void> 
   const rawXs = backToBack.raw
   const rawIdle = afterIdle.raw
 
-  let tabbed: number[] = []
-  let tabbedIdle: number[] = []
+  // With the tab open, against raw round trips measured in turns with them too (as alone).
+  let tabbed = { arbor: [] as number[], raw: [] as number[] }
+  let tabbedIdle = { arbor: [] as number[], raw: [] as number[] }
   let paint = 0
   let tabWork = ''
   try {
@@ -197,20 +199,32 @@ export async function overTheWire(dir: string, sessions: number): Promise<void> 
         const get = (name: string) => metrics.find((m) => m.name === name)?.value ?? 0
         return { ms: get('TaskDuration') * 1000, layouts: get('LayoutCount') }
       }
-      const perTurn = async (n: number, run: () => Promise<number[]>) => {
-        const before = await busy()
-        const xs = await run()
-        const after = await busy()
-        return { xs, ms: (after.ms - before.ms) / n, layouts: (after.layouts - before.layouts) / n }
+      const perTurn = async <T>(run: () => Promise<T>) => {
+        const [before, from] = [await busy(), turns]
+        const out = await run()
+        const [after, n] = [await busy(), turns - from]
+        return { out, ms: (after.ms - before.ms) / n, layouts: (after.layouts - before.layouts) / n }
       }
-      const b2b = await perTurn(200, () => firstDeltas(200, 0))
-      tabbed = b2b.xs
+      const b2b = await perTurn(() =>
+        interleaved(
+          (n) => firstDeltas(n, 0),
+          (n) => raw.roundTrips(n, 0),
+          200,
+        ),
+      )
+      tabbed = b2b.out
       if (cdp && profileTo) {
         const { profile } = await cdp.send('Profiler.stop')
         writeFileSync(profileTo, JSON.stringify(profile))
       }
-      const idle = await perTurn(200, () => firstDeltas(200, IDLE_MS))
-      tabbedIdle = idle.xs
+      const idle = await perTurn(() =>
+        interleaved(
+          (n) => firstDeltas(n, IDLE_MS),
+          (n) => raw.roundTrips(n, IDLE_MS),
+          200,
+        ),
+      )
+      tabbedIdle = idle.out
       tabWork = `the open tab's main thread per turn: ${idle.ms.toFixed(1)} ms and ${idle.layouts.toFixed(1)} layouts into an idle app, ${b2b.ms.toFixed(1)} ms and ${b2b.layouts.toFixed(1)} back to back`
     } finally {
       await browser.close()
@@ -236,17 +250,17 @@ export async function overTheWire(dir: string, sessions: number): Promise<void> 
     )
   wire('back to back', alone, base, 'raw ws round trip')
   wire('into an idle app', aloneIdle, idle, 'raw ws round trip after idling')
-  if (tabbed.length) {
+  if (tabbed.arbor.length) {
     wire(
       `back to back, the app open in a Chromium tab with ${sessions} sessions`,
-      tabbed,
-      base,
+      tabbed.arbor,
+      median(tabbed.raw),
       'raw ws round trip',
     )
     wire(
       `into an idle app, the app open in a Chromium tab`,
-      tabbedIdle,
-      idle,
+      tabbedIdle.arbor,
+      median(tabbedIdle.raw),
       'raw ws round trip after idling',
     )
   }
