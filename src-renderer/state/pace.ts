@@ -58,8 +58,15 @@ function deltaChars(items: SessionMutation[]): number {
 }
 
 /**
- * When the queue holds a reply's finished snapshot with deltas of that reply before it: this
- * frame takes everything before the snapshot — the reply's last words, however far the frames
+ * Streamed characters before a reply's end that earn the end a frame of its own. Fewer are laid
+ * out in well under a millisecond: a short reply (or the last few words of a slow stream) and
+ * its end share one frame, as two would cost two renders, layouts and paints for nothing.
+ */
+export const SPLIT_CHARS = 2_000
+
+/**
+ * When the queue holds a reply's finished snapshot with SPLIT_CHARS or more of that reply's
+ * deltas before it: this frame takes everything before the snapshot — the reply's last words, however far the frames
  * are behind the stream — and the next frame the snapshot and what follows it (the session
  * going idle). So the frame that shows the last words is a streaming frame like the others, and
  * the reply's end (its actions and details, the header, the composer, the sidebar) is laid out
@@ -69,14 +76,15 @@ function deltaChars(items: SessionMutation[]): number {
  * in order). Null when there is no such snapshot.
  */
 function lastWordsFirst(items: SessionMutation[]): ReturnType<Pace<SessionMutation>> | null {
-  let streamed: Set<string> | null = null
+  let streamed: Map<string, number> | null = null
   for (let i = 0; i < items.length; i++) {
     const m = items[i]!
-    if (m.variant === 'delta') (streamed ??= new Set()).add(m.message_id)
+    if (m.variant === 'delta')
+      (streamed ??= new Map()).set(m.message_id, (streamed.get(m.message_id) ?? 0) + m.text.length)
     else if (
       m.variant === 'message' &&
       m.message.status !== 'streaming' &&
-      streamed?.has(m.message.message_id)
+      (streamed?.get(m.message.message_id) ?? 0) >= SPLIT_CHARS
     )
       return { now: items.slice(0, i), later: items.slice(i) }
   }

@@ -3,7 +3,7 @@ import { createArbor } from '../../src-shared/sdk'
 import type { MessagesPage, SessionMutation } from '../../src-shared/types'
 import { LONG_TEXT } from '../../src-renderer/lib/blocks'
 import { initialChat, type ChatState } from '../../src-renderer/state/chat'
-import { CATCH_UP, FRAME_CHARS, paceDeltas } from '../../src-renderer/state/pace'
+import { CATCH_UP, FRAME_CHARS, paceDeltas, SPLIT_CHARS } from '../../src-renderer/state/pace'
 import { createSessionSync } from '../../src-renderer/state/sync'
 import { FakeHost, settle } from './fakeHost'
 import { SID, delta, firstText, info, messageMut, msg, text } from './fixtures'
@@ -110,11 +110,11 @@ describe('session sync engine', () => {
   it("shows a finished reply's last words in one frame, however far behind, and its end in the next", () => {
     const pace = paceDeltas(300, CATCH_UP)
     const behind = [
-      delta('m1', 'p', 0, 'x'.repeat(500)),
+      delta('m1', 'p', 0, 'x'.repeat(SPLIT_CHARS)),
       delta('m2', 'q', 0, 'other'),
-      delta('m1', 'p', 500, 'yy'),
+      delta('m1', 'p', SPLIT_CHARS, 'yy'),
     ]
-    const done = messageMut(msg('m1', 1, { revision: 3, parts: [text('p', `${'x'.repeat(500)}yy`)] }))
+    const done = messageMut(msg('m1', 1, { revision: 3, parts: [text('p', `${'x'.repeat(SPLIT_CHARS)}yy`)] }))
     const idle = messageMut(msg('m3', 3))
     // A streaming snapshot ends nothing: the deltas are paced as before.
     const streaming = messageMut(msg('m1', 1, { status: 'streaming', parts: [text('p', 'x')] }))
@@ -126,6 +126,9 @@ describe('session sync engine', () => {
     expect(paceDeltas(20, CATCH_UP)([...behind, done, idle]).now).toEqual(behind)
     // A finished snapshot with none of its deltas before it is paced like anything else.
     expect(pace([done, ...behind]).now).toEqual([done, { ...behind[0]!, text: 'x'.repeat(300) }])
+    // A short reply and its end share a frame (two would cost two renders for a few words).
+    const short = [delta('m1', 'p', 0, 'x'.repeat(200)), delta('m2', 'q', 0, 'other')]
+    expect(pace([...short, done, idle])).toEqual({ now: [...short, done, idle], later: [] })
     // The words frame lays out only near the view: a reply the frames are more than two frames
     // behind is a long one, whose blocks away from the view are not laid out (markdown.css).
     expect(LONG_TEXT).toBeLessThanOrEqual(2 * FRAME_CHARS)
