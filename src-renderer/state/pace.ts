@@ -65,15 +65,15 @@ function deltaChars(items: SessionMutation[]): number {
 export const SPLIT_CHARS = 2_000
 
 /**
- * When the queue holds a reply's finished snapshot with SPLIT_CHARS or more of that reply's
- * deltas before it: this frame takes everything before the snapshot — the reply's last words, however far the frames
- * are behind the stream — and the next frame the snapshot and what follows it (the session
- * going idle). So the frame that shows the last words is a streaming frame like the others, and
- * the reply's end (its actions and details, the header, the composer, the sidebar) is laid out
+ * When the queue holds a reply's finished snapshot with SPLIT_CHARS or more of that reply's deltas
+ * before it: this frame takes everything before the snapshot — the reply's last words, however far
+ * the frames are behind the stream — and the next frame the snapshot and what follows it (the
+ * session going idle). So the frame that shows the last words is a streaming frame like the others,
+ * and the reply's end (its actions and details, the header, the composer, the sidebar) is laid out
  * in the frame after. In one frame the two took 23–26 ms of the main thread (a reply of 20,000
  * words streamed at full speed, `node scripts/ui-bench.mjs --stream-only`); the words alone take
- * 14–17. The snapshot changes no text then: it holds every delta before it (the host publishes
- * in order). Null when there is no such snapshot.
+ * 14–17. The snapshot changes no text then: it holds every delta before it (the host publishes in
+ * order). Null when there is no such snapshot.
  */
 function lastWordsFirst(items: SessionMutation[]): ReturnType<Pace<SessionMutation>> | null {
   let streamed: Map<string, number> | null = null
