@@ -33,6 +33,12 @@ interface Measure {
   /** Rows measured since the layout last took their heights. */
   changed: Set<string>
   dirty: boolean
+  /**
+   * Rows mounting now are measured by the row observer, after the browser's own layout, not by
+   * reading layout as they mount: the view follows the end, where the browser places every row of
+   * the window and nothing painted depends on a row's measured height.
+   */
+  lazy: boolean
 }
 
 function record(m: Measure, key: string, h: number): void {
@@ -50,29 +56,29 @@ interface RowProps {
   observer: ResizeObserver | null
 }
 
-/** Whether the only rows measured anew are the last message's. */
-function onlyLast(changed: Set<string>, messages: MessageList): boolean {
-  const last = messages.at(messages.length - 1)?.message_id
-  for (const key of changed) if (key !== last) return false
-  return last !== undefined
-}
-
 /** The rows to render for a viewport (its height unknown before the first layout). */
 function visibleRows(rows: RowLayout, view: { top: number; height: number }, padTop: number) {
   return rows.visibleRange(view.top - padTop, view.height || 900, OVERSCAN)
 }
 
-/** A followed streaming reply's last growth is taken this long after it stops (ms). */
-const SETTLE_MS = 100
+/** The row layout takes the heights measured since it last did. */
+function takeHeights(rows: RowLayout, measure: Measure, messages: MessageList): void {
+  for (const key of measure.changed) {
+    const h = measure.heights.get(key)
+    const i = messages.indexOf(key)
+    if (h !== undefined && i >= 0) rows.setHeight(i, h)
+  }
+  measure.changed.clear()
+}
 
 /** One message in the window, measured when it mounts and whenever it resizes. */
 const Row = memo(function Row({ message, highlighted, measure, observer }: RowProps) {
   const ref = useRef<HTMLDivElement>(null)
-  // Measured once when it mounts (so it is placed right in its first frame); later changes of
-  // size come from the ResizeObserver, after the browser's own layout: a streaming reply
-  // never forces an extra layout per frame.
+  // Measured when it mounts (so the rows below it and the reader's place are right in its first
+  // frame), unless the view follows the end; later changes of size come from the ResizeObserver,
+  // after the browser's own layout: a streaming reply never forces an extra layout per frame.
   useLayoutEffect(() => {
-    if (ref.current) record(measure, message.message_id, ref.current.offsetHeight)
+    if (ref.current && !measure.lazy) record(measure, message.message_id, ref.current.offsetHeight)
   }, [measure, message.message_id])
   useLayoutEffect(() => {
     const el = ref.current
@@ -89,11 +95,12 @@ const Row = memo(function Row({ message, highlighted, measure, observer }: RowPr
 
 /**
  * The conversation, newest at the bottom, virtualised: only the messages near the viewport are
- * in the DOM, so a 10,000-message session scrolls like a short one. Heights are measured as rows
- * render (estimated until then); a scroll anchor keeps the reader's place when older pages are
- * prepended or rows above change size. It follows new output while the reader is at the bottom
- * and stays put when they scrolled up (a "Jump to latest" button appears). Scrolling near the
- * top loads the next older page.
+ * in the DOM, so a 10,000-message session scrolls like a short one. The window of rows is in
+ * normal flow between two spaces, as tall as the rows above and below it; heights are measured
+ * as rows render (estimated until then); a scroll anchor keeps the reader's place when older
+ * pages are prepended or rows above change size. It follows new output while the reader is at
+ * the bottom and stays put when they scrolled up (a "Jump to latest" button appears). Scrolling
+ * near the top loads the next older page.
  */
 export function Transcript() {
   const transcript = useApp((s) => s.transcript)
@@ -101,23 +108,27 @@ export function Transcript() {
   const focus = useApp((s) => s.focus)
   const { loadOlder } = useActions()
   const ref = useRef<HTMLDivElement>(null)
-  const [measure] = useState<Measure>(() => ({ heights: new Map(), changed: new Set(), dirty: false }))
+  const [measure] = useState<Measure>(() => ({
+    heights: new Map(),
+    changed: new Set(),
+    dirty: false,
+    lazy: false,
+  }))
   const [rows] = useState(() => new RowLayout(ESTIMATE))
   const [measured, setMeasured] = useState(0)
-  // Where the viewport is, and the range of rows that was rendered for it. Held outside React's
-  // state: scrolling (ours to follow a stream, or the reader's) re-renders only when the range
-  // of rows to show changes, not on every scroll position.
-  const [view] = useState(() => ({ top: 0, height: 0, start: 0, end: 0 }))
+  // Where the viewport is, the range of rows that was rendered for it, and whether it follows
+  // the end. Held outside React's state: scrolling (ours to follow a stream, or the reader's)
+  // re-renders only when the range of rows to show changes, not on every scroll position.
+  const [view] = useState(() => ({ top: 0, height: 0, start: 0, end: 0, follow: true }))
   const [, rangeChanged] = useReducer((n: number) => n + 1, 0)
   const [away, setAway] = useState(false)
   const [highlight, setHighlight] = useState<string | null>(null)
   const [observer, setObserver] = useState<ResizeObserver | null>(null)
-  const follow = useRef(true)
   const anchor = useRef<{ key: string; delta: number } | null>(null)
+  const listRef = useRef<HTMLDivElement>(null)
   /** The scrollTop we set ourselves: its scroll event is not the reader's doing. */
   const expected = useRef<number | null>(null)
   const handledFocus = useRef<number | null>(null)
-  const settle = useRef<ReturnType<typeof setTimeout> | undefined>(undefined)
 
   const sessionId = transcript?.session_id
   const messages = transcript?.messages ?? NO_MESSAGES
@@ -126,17 +137,15 @@ export function Transcript() {
   // (`measured` counts measurements): O(changed rows), whatever the number of messages. Doing
   // it again for the same list and heights changes nothing, so a repeated render is harmless.
   rows.follow(messages, (key) => measure.heights.get(key))
-  for (const key of measure.changed) {
-    const h = measure.heights.get(key)
-    const i = messages.indexOf(key)
-    if (h !== undefined && i >= 0) rows.setHeight(i, h)
-  }
-  measure.changed.clear()
+  takeHeights(rows, measure, messages)
   const padTop = olderCursor ? PAD_TOP_MORE : PAD_TOP
   const total = rows.total()
   const { start, end } = visibleRows(rows, view, padTop)
   view.start = start
   view.end = end
+  measure.lazy = view.follow && end === messages.length
+  /** The space above the window: the padding and the rows above it. */
+  const above = padTop + rows.top(start)
 
   // The latest layout, for the scroll handler.
   const latest = useRef({ messages, padTop, olderCursor, loadingOlder })
@@ -144,13 +153,18 @@ export function Transcript() {
     latest.current = { messages, padTop, olderCursor, loadingOlder }
   })
 
-  /** Takes the viewport's position; re-renders when it shows another range of rows. */
+  /**
+   * Takes the viewport's position; re-renders when the rows rendered no longer cover what it
+   * needs, or hold more than an overscan's height beyond it (the view following a growing list
+   * moves down without a render of its own).
+   */
   const viewFrom = useCallback(
     (el: HTMLElement) => {
       view.top = el.scrollTop
       view.height = el.clientHeight
-      const { start, end } = visibleRows(rows, view, latest.current.padTop)
-      if (start !== view.start || end !== view.end) rangeChanged()
+      const need = visibleRows(rows, view, latest.current.padTop)
+      const beyond = rows.top(need.start) - rows.top(view.start) + rows.top(view.end) - rows.top(need.end)
+      if (need.start < view.start || need.end > view.end || beyond > OVERSCAN) rangeChanged()
     },
     [view, rows],
   )
@@ -164,7 +178,9 @@ export function Transcript() {
     [viewFrom],
   )
 
-  // Rows that change size after rendering (a details opened, the window resized, fonts loaded).
+  // Rows that change size after rendering (a details opened, the window resized, fonts loaded),
+  // and the list's height (any change of what the view scrolls). Called after the browser's own
+  // layout, so reading sizes here costs no layout of its own.
   useEffect(() => {
     if (typeof ResizeObserver === 'undefined') return
     const ro = new ResizeObserver((entries) => {
@@ -172,37 +188,44 @@ export function Transcript() {
         const key = (e.target as HTMLElement).dataset.key
         if (key) record(measure, key, (e.target as HTMLElement).offsetHeight)
       }
-      if (!measure.dirty) return
-      measure.dirty = false
-      if (follow.current && onlyLast(measure.changed, latest.current.messages)) {
-        // The newest message grew (a streaming reply) while the view follows it: nothing below
-        // it moves, and the list only has to stay at its end (a streamed delta's render has
-        // already scrolled there). Its height is taken by the next render (the next delta's),
-        // or soon after it stops growing: not in a second render of every frame.
+      const { messages } = latest.current
+      if (view.follow && view.end === messages.length) {
+        // The view follows the end, and rows grew or arrived (a streaming reply, a new message)
+        // or the list changed height: the browser has placed every row of the window, so
+        // nothing moves but the end, where the view stays. The row layout takes the heights
+        // now, for the rows the view needs next: no render, and no second layout, per frame.
+        measure.dirty = false
+        takeHeights(rows, measure, messages)
         const el = ref.current
         if (el && Math.abs(el.scrollTop - (el.scrollHeight - el.clientHeight)) > 1)
           scrollTo(el, el.scrollHeight - el.clientHeight)
-        clearTimeout(settle.current)
-        settle.current = setTimeout(() => setMeasured((n) => n + 1), SETTLE_MS)
         return
       }
+      if (!measure.dirty) return
+      measure.dirty = false
       // Before this frame paints, so positions never lag a frame behind.
       flushSync(() => setMeasured((n) => n + 1))
     })
     setObserver(ro)
-    return () => {
-      ro.disconnect()
-      clearTimeout(settle.current)
-    }
-  }, [measure, scrollTo])
+    return () => ro.disconnect()
+  }, [measure, rows, view, scrollTo])
+
+  // The list itself, with the rows: a change of its height is seen after the browser's layout.
+  const empty = transcript === null || (transcript.loaded && messages.length === 0)
+  useLayoutEffect(() => {
+    const list = listRef.current
+    if (!list || !observer) return
+    observer.observe(list)
+    return () => observer.unobserve(list)
+  }, [observer, empty])
 
   const toBottom = useCallback(() => {
     const el = ref.current
-    follow.current = true
+    view.follow = true
     anchor.current = null
     setAway(false)
     if (el) scrollTo(el, el.scrollHeight)
-  }, [scrollTo])
+  }, [view, scrollTo])
 
   // A prompt sent from this window while scrolled up: back to the bottom, where it appears.
   const sent = useApp((s) => s.sent)
@@ -215,12 +238,12 @@ export function Transcript() {
 
   // A newly opened session starts at its newest message.
   useLayoutEffect(() => {
-    follow.current = true
+    view.follow = true
     anchor.current = null
     setAway(false)
     const el = ref.current
     if (el) viewFrom(el)
-  }, [sessionId, viewFrom])
+  }, [sessionId, view, viewFrom])
 
   // After every layout change: re-measure if rows changed size, then pin to the bottom or hold
   // the anchor; and keep pages coming while the content does not fill the viewport. Runs after
@@ -234,9 +257,13 @@ export function Transcript() {
       setMeasured((n) => n + 1)
       return
     }
-    if (follow.current) {
-      const bottom = el.scrollHeight - el.clientHeight
-      if (Math.abs(el.scrollTop - bottom) > 1) scrollTo(el, bottom)
+    if (view.follow) {
+      // At the end, the observer of the list's height keeps the view there after the browser's
+      // own layout: reading scrollHeight here would force a layout of its own in every frame.
+      if (!observer || end !== messages.length) {
+        const bottom = el.scrollHeight - el.clientHeight
+        if (Math.abs(el.scrollTop - bottom) > 1) scrollTo(el, bottom)
+      }
     } else if (anchor.current) {
       const i = messages.indexOf(anchor.current.key)
       if (i >= 0) {
@@ -244,8 +271,9 @@ export function Transcript() {
         if (Math.abs(el.scrollTop - want) > 1) scrollTo(el, want)
       }
     }
-    if (el.clientHeight !== view.height) viewFrom(el)
-    if (olderCursor && !loadingOlder && total + padTop < el.clientHeight + LOAD_OLDER_PX) void loadOlder()
+    // The viewport's own observer sees its height change (reading it here would force a layout).
+    if (!observer && el.clientHeight !== view.height) viewFrom(el)
+    if (olderCursor && !loadingOlder && total + padTop < view.height + LOAD_OLDER_PX) void loadOlder()
   })
 
   // A search hit: scroll to the message once it is loaded, flash it, and keep it marked until
@@ -256,12 +284,12 @@ export function Transcript() {
     const i = messages.indexOf(focus.message_id)
     if (i < 0) return
     handledFocus.current = focus.nonce
-    follow.current = false
+    view.follow = false
     setAway(true)
     anchor.current = { key: focus.message_id, delta: -80 }
     scrollTo(el, padTop + rows.top(i) - 80)
     setHighlight(focus.message_id)
-  }, [focus, messages, measured, rows, padTop, scrollTo])
+  }, [focus, messages, measured, rows, padTop, view, scrollTo])
 
   // The viewport itself can change size (an approval opens below, the window is resized).
   useEffect(() => {
@@ -269,11 +297,11 @@ export function Transcript() {
     if (!el || typeof ResizeObserver === 'undefined') return
     const ro = new ResizeObserver(() => {
       viewFrom(el)
-      if (follow.current) scrollTo(el, el.scrollHeight)
+      if (view.follow) scrollTo(el, el.scrollHeight)
     })
     ro.observe(el)
     return () => ro.disconnect()
-  }, [scrollTo, viewFrom])
+  }, [view, scrollTo, viewFrom])
 
   const onScroll = () => {
     const el = ref.current
@@ -285,7 +313,7 @@ export function Transcript() {
     const { messages: list, padTop: pad, olderCursor: cursor, loadingOlder: busy } = latest.current
     if (!mine) {
       const atBottom = el.scrollHeight - top - el.clientHeight <= FOLLOW_SLACK
-      follow.current = atBottom
+      view.follow = atBottom
       setAway(!atBottom)
       const i = rows.indexAt(Math.max(0, top - pad))
       const key = list.at(i)?.message_id
@@ -293,8 +321,6 @@ export function Transcript() {
     }
     if (cursor && !busy && top < LOAD_OLDER_PX) void loadOlder()
   }
-
-  const empty = transcript === null || (transcript.loaded && messages.length === 0)
 
   return (
     <div className="transcript-wrap">
@@ -313,7 +339,11 @@ export function Transcript() {
             <EmptyState />
           </div>
         ) : (
-          <div className="vlist" style={{ height: padTop + total + PAD_BOTTOM }}>
+          <div
+            ref={listRef}
+            className="vlist"
+            style={{ paddingTop: above, paddingBottom: total - rows.top(end) + PAD_BOTTOM }}
+          >
             {olderCursor && (
               <div className="load-older">
                 <button
@@ -326,7 +356,7 @@ export function Transcript() {
                 </button>
               </div>
             )}
-            <div className="vwindow" style={{ top: padTop + rows.top(start) }}>
+            <div className="vwindow">
               {messages.slice(start, end).map((m) => (
                 <Row
                   key={m.message_id}
