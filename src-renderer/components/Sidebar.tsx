@@ -161,9 +161,10 @@ function SessionList({ tree, openId }: { tree: TreeNode[]; openId: string | null
     if (!list || !scroller || rootOfOpen < 0) return
     const top = offsets[rootOfOpen]
     const bottom = offsets[rootOfOpen + 1] + 12
-    if (top < scroller.scrollTop) scroller.scrollTop = top
-    else if (bottom > scroller.scrollTop + scroller.clientHeight)
-      scroller.scrollTop = bottom - scroller.clientHeight
+    // Where the scroller is, as its events last said: reading it here would force a layout in
+    // the middle of the commit (a prompted chat moves to the top of the list as a reply starts).
+    if (top < view.top) scroller.scrollTop = top
+    else if (bottom > view.top + view.height) scroller.scrollTop = bottom - view.height
     // Only when the open session changes, not on every measurement.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [rootOfOpen])
