@@ -192,4 +192,26 @@ test.describe('transcript', () => {
     await page.getByRole('button', { name: 'Jump to latest ↓' }).click()
     await expect(page.getByRole('article', { name: 'Assistant' }).last()).toBeInViewport()
   })
+
+  test('a chat opened from another one starts at its newest message, every time', async ({ page, host }) => {
+    // A long chat scrolled to its end, and a short one whose last reply is very tall: opening
+    // one from the other passes through a loading list short enough to scroll the view to the
+    // top, and the new chat must still end up at its newest words.
+    const long = await host.rpc('sessions.create', { title: 'Many turns' })
+    await seed(host, long.session_id, Array<string>(30).fill('/stream 60 0'))
+    const tall = await host.rpc('sessions.create', { title: 'One tall reply' })
+    await seed(host, tall.session_id, ['/stream 8000 0'])
+    await openApp(page, host)
+    const log = transcript(page)
+    const atEnd = () => log.evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight)
+    for (let i = 0; i < 6; i++) {
+      await page.evaluate((id) => (window.location.hash = `#/s/${id}`), tall.session_id)
+      await expect(page.getByRole('article', { name: 'Assistant' }).last()).toContainText('word8000')
+      await expect.poll(atEnd).toBeLessThanOrEqual(2)
+      await expect(page.getByRole('button', { name: 'Jump to latest ↓' })).toHaveCount(0)
+      await page.evaluate((id) => (window.location.hash = `#/s/${id}`), long.session_id)
+      await expect(page.getByRole('article', { name: 'Assistant' })).not.toHaveCount(1)
+      await expect.poll(atEnd).toBeLessThanOrEqual(2)
+    }
+  })
 })

@@ -126,6 +126,8 @@ export function Transcript() {
   const [observer, setObserver] = useState<ResizeObserver | null>(null)
   const anchor = useRef<{ key: string; delta: number } | null>(null)
   const listRef = useRef<HTMLDivElement>(null)
+  /** What the layout effect last pinned to the end: the chat, its length, the rows shown. */
+  const pinned = useRef<string | null>(null)
   /** The scrollTop we set ourselves: its scroll event is not the reader's doing. */
   const expected = useRef<number | null>(null)
   const handledFocus = useRef<number | null>(null)
@@ -258,12 +260,17 @@ export function Transcript() {
       return
     }
     if (view.follow) {
-      // At the end, the observer of the list's height keeps the view there after the browser's
-      // own layout: reading scrollHeight here would force a layout of its own in every frame.
-      if (!observer || end !== messages.length) {
+      // A render that only changed the rows already shown (a streamed frame) leaves the view to
+      // the observer of the list's height, which keeps it at the end after the browser's own
+      // layout: reading scrollHeight here would force a layout of its own in every frame. Rows
+      // added or removed, another chat: pinned now, before a scroll event of the frame can
+      // find the view away from the end (a list that shrank while it loaded was scrolled up).
+      const shape = `${sessionId}:${messages.length}:${start}:${above}`
+      if (!observer || end !== messages.length || shape !== pinned.current) {
         const bottom = el.scrollHeight - el.clientHeight
         if (Math.abs(el.scrollTop - bottom) > 1) scrollTo(el, bottom)
       }
+      pinned.current = end === messages.length ? shape : null
     } else if (anchor.current) {
       const i = messages.indexOf(anchor.current.key)
       if (i >= 0) {
