@@ -260,12 +260,13 @@ export function Transcript() {
       return
     }
     if (view.follow) {
-      // A render that only changed the rows already shown (a streamed frame) leaves the view to
-      // the observer of the list's height, which keeps it at the end after the browser's own
-      // layout: reading scrollHeight here would force a layout of its own in every frame. Rows
-      // added or removed, another chat: pinned now, before a scroll event of the frame can
-      // find the view away from the end (a list that shrank while it loaded was scrolled up).
-      const shape = `${sessionId}:${messages.length}:${start}:${above}`
+      // Rows added at the end (a streamed frame, a reply's new row) leave the view to the
+      // observer of the list's height, which keeps it at the end after the browser's own layout:
+      // reading scrollHeight here forces a layout of its own (6-7 ms in the frame a reply's row
+      // comes, with a long reply streaming). Another chat, its first page or an older one
+      // loaded: pinned now, before a scroll event of the frame can find the view away from the
+      // end (a list that shrank while it loaded was scrolled up).
+      const shape = `${sessionId}:${messages.at(0)?.message_id ?? ''}`
       if (!observer || end !== messages.length || shape !== pinned.current) {
         const bottom = el.scrollHeight - el.clientHeight
         if (Math.abs(el.scrollTop - bottom) > 1) scrollTo(el, bottom)
