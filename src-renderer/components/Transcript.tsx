@@ -180,6 +180,15 @@ export function Transcript() {
     [viewFrom],
   )
 
+  /** To the end of the list, if the view is not there already. */
+  const pinToEnd = useCallback(
+    (el: HTMLElement) => {
+      const bottom = el.scrollHeight - el.clientHeight
+      if (Math.abs(el.scrollTop - bottom) > 1) scrollTo(el, bottom)
+    },
+    [scrollTo],
+  )
+
   // Rows that change size after rendering (a details opened, the window resized, fonts loaded),
   // and the list's height (any change of what the view scrolls). Called after the browser's own
   // layout, so reading sizes here costs no layout of its own.
@@ -198,9 +207,7 @@ export function Transcript() {
         // now, for the rows the view needs next: no render, and no second layout, per frame.
         measure.dirty = false
         takeHeights(rows, measure, messages)
-        const el = ref.current
-        if (el && Math.abs(el.scrollTop - (el.scrollHeight - el.clientHeight)) > 1)
-          scrollTo(el, el.scrollHeight - el.clientHeight)
+        if (ref.current) pinToEnd(ref.current)
         return
       }
       if (!measure.dirty) return
@@ -210,7 +217,7 @@ export function Transcript() {
     })
     setObserver(ro)
     return () => ro.disconnect()
-  }, [measure, rows, view, scrollTo])
+  }, [measure, rows, view, pinToEnd])
 
   // The list itself, with the rows: a change of its height is seen after the browser's layout.
   const empty = transcript === null || (transcript.loaded && messages.length === 0)
@@ -267,10 +274,7 @@ export function Transcript() {
       // loaded: pinned now, before a scroll event of the frame can find the view away from the
       // end (a list that shrank while it loaded was scrolled up).
       const shape = `${sessionId}:${messages.at(0)?.message_id ?? ''}`
-      if (!observer || end !== messages.length || shape !== pinned.current) {
-        const bottom = el.scrollHeight - el.clientHeight
-        if (Math.abs(el.scrollTop - bottom) > 1) scrollTo(el, bottom)
-      }
+      if (!observer || end !== messages.length || shape !== pinned.current) pinToEnd(el)
       pinned.current = end === messages.length ? shape : null
     } else if (anchor.current) {
       const i = messages.indexOf(anchor.current.key)
