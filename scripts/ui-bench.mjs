@@ -66,7 +66,9 @@ function percentile(values, p) {
 const median = (values) => percentile(values, 50)
 
 function startHost(dataDir) {
-  const child = spawn(process.execPath, [SERVE, '--port', '0', '--data-dir', dataDir], {
+  // UI_BENCH_HOST_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' profiles the host.
+  const nodeArgs = (process.env.UI_BENCH_HOST_NODE_ARGS ?? '').split(' ').filter(Boolean)
+  const child = spawn(process.execPath, [...nodeArgs, SERVE, '--port', '0', '--data-dir', dataDir], {
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''

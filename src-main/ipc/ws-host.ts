@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net'
 import { extname, join, normalize, resolve, sep } from 'node:path'
 import { WebSocketServer, type WebSocket } from 'ws'
 import { TOKEN_CHECK_PATH } from '../../src-shared/host-paths'
+import { LINES_PARAM } from '../../src-shared/sdk/ws'
 import {
   MAX_IMPORT_REQUEST_BYTES,
   MAX_PROMPT_REQUEST_BYTES,
@@ -176,7 +177,8 @@ export async function startBrowserHost(opts: {
       return refuse(403, `Forbidden: origin ${origin} may not use this host`)
     if (!sameToken(url.searchParams.get('token') ?? '', token))
       return refuse(401, 'Unauthorized: a valid token is required (open the URL that npm run serve printed)')
-    wss.handleUpgrade(req, socket, head, (ws) => connect(ws))
+    const lines = url.searchParams.get(LINES_PARAM[0]) === LINES_PARAM[1]
+    wss.handleUpgrade(req, socket, head, (ws) => connect(ws, lines))
   })
 
   /**
@@ -189,7 +191,8 @@ export async function startBrowserHost(opts: {
   let handling: symbol | null = null
   const handled = () => (handling = null)
 
-  function connect(ws: WebSocket): void {
+  /** `lines`: the client reads several frames from one message (LINES_PARAM). */
+  function connect(ws: WebSocket, lines: boolean): void {
     const me = Symbol('connection')
     // Frames leave in one write per turn of the event loop: the socket is corked at the first
     // and uncorked when the turn ends (setImmediate), or at once after the first delta of a
@@ -205,8 +208,25 @@ export async function startBrowserHost(opts: {
       corked = false
       socket?.uncork()
     }
+    // A client that reads lines gets the same turn's frames in one message, sent when the
+    // turn ends or at once after the first delta of a reply, as above.
+    let turn: string[] | null = null
+    const sendTurn = () => {
+      const texts = turn
+      turn = null
+      if (texts && ws.readyState === ws.OPEN) ws.send(texts.join('\n'))
+    }
     const write = (frame: Frame, urgent: boolean) => {
       if (ws.readyState !== ws.OPEN) return
+      if (lines) {
+        if (turn) turn.push(frameText(frame))
+        else {
+          turn = [frameText(frame)]
+          setImmediate(sendTurn)
+        }
+        if (urgent) sendTurn()
+        return
+      }
       if (socket && !corked) {
         corked = true
         socket.cork()

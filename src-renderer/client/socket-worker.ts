@@ -14,6 +14,7 @@
  * `at[i]` is when frame i (the last of a joined run) arrived (epoch ms, sub-millisecond):
  * diagnostics such as the UI bench measure latency from the real arrival, not the hand-over.
  */
+import { frameLines } from '../../src-shared/sdk/ws'
 import { createFrameBuffer } from './frames'
 import { createHandover } from './handover'
 
@@ -49,7 +50,9 @@ scope.onmessage = (ev: MessageEvent<ToWorker>) => {
     s.onopen = () => post({ type: 'open' })
     s.onmessage = (e) => {
       if (typeof e.data !== 'string') return
-      frames.push(e.data, performance.timeOrigin + performance.now())
+      // A message may hold several frames, one per line (the address asks for it: LINES_PARAM).
+      const at = performance.timeOrigin + performance.now()
+      for (const line of frameLines(e.data)) frames.push(line, at)
       handover.arrived()
     }
     s.onclose = () => {

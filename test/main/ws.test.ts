@@ -6,6 +6,7 @@ import type { BrowserHost } from '../../src-main/ipc/ws-host'
 import { browserHost, failOnListenerError } from './helpers'
 import type { SessionMutation } from '../../src-shared/types'
 import { ClientError, connectArbor, type RemoteArbor } from '../../src-shared/sdk'
+import { frameLines, withLines } from '../../src-shared/sdk/ws'
 
 const clients: RemoteArbor[] = []
 afterEach(async () => {
@@ -167,6 +168,57 @@ describe('WebSocket host', () => {
     const afterDelta = writes[firstWrite]!.slice(writes[firstWrite]!.indexOf('"variant":"delta"'))
     expect(afterDelta).not.toContain('{"event"')
     expect(writes.slice(firstWrite + 1).some((w) => w.includes('"offset":6'))).toBe(true)
+  })
+
+  it('sends a client that asks for lines the same frames, a turn of the host in one message', async () => {
+    const { host } = await setup()
+    const base = `ws://127.0.0.1:${host.port}/ws?token=${host.token}`
+    // Two sockets watch the same session: one asks for lines, one does not.
+    const [lines, single] = [await connect(withLines(base)), await connect(base)]
+    const got = { lines: [] as string[], single: [] as string[] }
+    lines.on('message', (d) => got.lines.push(d.toString()))
+    single.on('message', (d) => got.single.push(d.toString()))
+    const answer = (ws: WebSocket, id: number, method: string, params: object) =>
+      new Promise<{ result: { data: { session_id: string } } }>((resolve) => {
+        const on = (d: Buffer) => {
+          const reply = frameLines(d.toString())
+            .map((l) => JSON.parse(l) as { id?: number; result: { data: { session_id: string } } })
+            .find((f) => f.id === id)
+          if (!reply) return
+          ws.off('message', on)
+          resolve(reply)
+        }
+        ws.on('message', on)
+        ws.send(JSON.stringify({ id, method, params }))
+      })
+    const session_id = (await answer(lines, 1, 'sessions.create', { title: 'lines' })).result.data.session_id
+    await answer(single, 1, 'session.subscribe', { session_id })
+    await answer(lines, 2, 'session.subscribe', { session_id })
+    const from = { lines: got.lines.length, single: got.single.length }
+    await answer(lines, 3, 'session.prompt', { session_id, query: '/stream 3 0' })
+    const ended = (texts: string[]) => texts.some((t) => t.includes('"status":"complete"'))
+    await expect.poll(() => ended(got.lines) && ended(got.single), { timeout: 5000 }).toBe(true)
+    await new Promise((r) => setTimeout(r, 100))
+
+    const events = (texts: string[]) =>
+      texts
+        .flatMap(frameLines)
+        .map((t) => JSON.parse(t) as { event?: { type: string; mutation?: { session_id: string } } })
+        .filter((f) => f.event?.type === 'mutation' && f.event.mutation?.session_id === session_id)
+    const mine = { lines: got.lines.slice(from.lines), single: got.single.slice(from.single) }
+    // The same mutations, in the same order, whichever way they travel ...
+    expect(events(mine.lines).length).toBeGreaterThanOrEqual(5)
+    expect(events(mine.lines)).toEqual(events(mine.single))
+    // ... one frame per message without lines ...
+    expect(mine.single.every((t) => !t.includes('\n'))).toBe(true)
+    // ... and with them, the prompt's answer, its start events and the first words in one.
+    const first = mine.lines.find((t) => t.includes('"id":3,'))!
+    const frames = frameLines(first)
+    expect(frames.length).toBeGreaterThanOrEqual(4)
+    expect(frames.filter((f) => f.includes('"variant":"message"'))).toHaveLength(2)
+    expect(frames.at(-1)).toContain('"variant":"delta"')
+    lines.close()
+    single.close()
   })
 
   it('answers malformed frames with a clear error and changes nothing', async () => {

@@ -81,6 +81,27 @@ describe('WebSocket transport', () => {
     expect(seen).toEqual([{ type: 'sessions_changed' }])
   })
 
+  it('asks for lines and takes every frame of a message that holds several, in order', async () => {
+    const { transport, last } = setup()
+    expect(last().url).toBe('ws://host/ws?token=t&frames=lines')
+    last().open()
+    const seen: ServerEvent[] = []
+    transport.onEvent((e) => seen.push(e))
+    const p = transport.invoke('sessions.list', {})
+    const frames = [
+      { event: { type: 'sessions_changed' } },
+      { id: 1, result: { ok: true, data: [] } },
+      'not json',
+      { event: { type: 'sessions_changed', n: 2 } },
+    ]
+    last().onmessage?.({
+      data: frames.map((f) => (typeof f === 'string' ? f : JSON.stringify(f))).join('\n'),
+    } as MessageEvent)
+    await expect(p).resolves.toEqual({ ok: true, data: [] })
+    // The broken line is skipped, as a broken message is; the frames after it still count.
+    expect(seen).toEqual([{ type: 'sessions_changed' }, { type: 'sessions_changed', n: 2 }])
+  })
+
   it('ignores garbage frames', () => {
     const { transport, last } = setup()
     last().open()
