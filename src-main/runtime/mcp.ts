@@ -7,17 +7,14 @@ import { ToolListChangedNotificationSchema, type Tool as McpTool } from '@modelc
 import { ArborError } from '../../src-shared/errors'
 import type { McpPromptInfo, McpResourceInfo, McpServerInfo, McpToolInfo } from '../../src-shared/contract'
 import type { McpServerConfig, Store } from '../store'
+import { McpConfigs, type McpServerInput } from './mcp-config'
 import { blockOf, blockText, outputOf, textOf } from './mcp-content'
 import { serveRequests } from './mcp-requests'
-import { uniqueSlug } from './slug'
 import type { SecretStore } from './secrets'
 import { ToolError, type Tool, type ToolContext } from './tools'
 
 export type { McpServerConfig } from '../store'
 
-const KEY = 'mcp_servers'
-const envSecret = (server_id: string) => `mcp:${server_id}:env`
-const headerSecret = (server_id: string) => `mcp:${server_id}:headers`
 export interface McpTimeouts {
   connect_ms: number
   call_ms: number
@@ -55,7 +52,8 @@ function httpFailure(err: unknown, config: McpServerConfig): Error {
 }
 
 /**
- * MCP servers over stdio, through the official SDK. Servers start on first use; their tools are
+ * The MCP servers that run: over stdio or Streamable HTTP, through the official SDK (what is
+ * configured is mcp-config.ts's). Servers start on first use; their tools are
  * gated exactly like built-in ones, using the annotations: readOnlyHint marks a tool read-only
  * (auto-approved in auto_read), anything else asks. A server that dies is restarted on the next
  * call; a failure becomes an error result the model sees.
@@ -73,18 +71,18 @@ export class McpManager {
   /** The workspace each server was last given as its root. */
   private readonly roots = new Map<string, string>()
 
-  constructor(
-    private readonly store: Store,
-    private readonly secrets: SecretStore,
-    private readonly timeouts: McpTimeouts = DEFAULT_TIMEOUTS,
-  ) {}
+  private readonly config: McpConfigs
 
-  configs(): McpServerConfig[] {
-    return this.store.getSetting(KEY) ?? []
+  constructor(
+    store: Store,
+    secrets: SecretStore,
+    private readonly timeouts: McpTimeouts = DEFAULT_TIMEOUTS,
+  ) {
+    this.config = new McpConfigs(store, secrets)
   }
 
-  private write(configs: McpServerConfig[]): void {
-    this.store.setSetting(KEY, configs)
+  configs(): McpServerConfig[] {
+    return this.config.all()
   }
 
   info(c: McpServerConfig): McpServerInfo {
@@ -120,78 +118,30 @@ export class McpManager {
     return this.configs().map((c) => this.info(c))
   }
 
-  async save(
-    input: Omit<
-      McpServerConfig,
-      'server_id' | 'env_keys' | 'enabled_by_default' | 'call_timeout_ms' | 'header_keys' | 'share_roots'
-    > & {
-      share_roots?: boolean
-      server_id?: string
-      env?: Record<string, string>
-      /** Sent with every request to a remote server (auth): kept as secrets. */
-      headers?: Record<string, string>
-      enabled_by_default?: boolean
-      call_timeout_ms?: number
-    },
-  ): Promise<McpServerInfo> {
-    const configs = this.configs()
-    const id =
-      input.server_id ??
-      uniqueSlug(input.name, 'server', (candidate) => configs.some((c) => c.server_id === candidate))
-    const prev = configs.find((c) => c.server_id === id)
-    const next: McpServerConfig = {
-      server_id: id,
-      name: input.name,
-      ...(input.transport === 'http' ? { transport: 'http' as const, url: input.url } : {}),
-      command: input.transport === 'http' ? '' : input.command,
-      args: input.transport === 'http' ? [] : input.args,
-      header_keys: input.headers ? Object.keys(input.headers) : (prev?.header_keys ?? []),
-      env_keys: input.env ? Object.keys(input.env) : (prev?.env_keys ?? []),
-      enabled_by_default: input.enabled_by_default ?? prev?.enabled_by_default ?? true,
-    }
-    const limit = input.call_timeout_ms ?? prev?.call_timeout_ms
-    if (limit !== undefined) next.call_timeout_ms = limit
-    const roots = input.share_roots ?? prev?.share_roots
-    if (roots !== undefined) next.share_roots = roots
-    if (input.env) this.secrets.set(envSecret(id), JSON.stringify(input.env))
-    if (input.headers) this.secrets.set(headerSecret(id), JSON.stringify(input.headers))
-    this.write([...configs.filter((c) => c.server_id !== id), next])
-    await this.disconnect(id)
+  /** Adds or changes a server; a running one stops, to start again with its new settings. */
+  async save(input: McpServerInput): Promise<McpServerInfo> {
+    const next = this.config.save(input)
+    await this.disconnect(next.server_id)
     return this.info(next)
   }
 
   async remove(server_id: string): Promise<void> {
-    const configs = this.configs()
-    if (!configs.some((c) => c.server_id === server_id))
-      throw new ArborError('not_found', `No MCP server "${server_id}".`)
-    this.secrets.set(envSecret(server_id), null)
-    this.secrets.set(headerSecret(server_id), null)
-    this.write(configs.filter((c) => c.server_id !== server_id))
+    this.config.remove(server_id)
     await this.disconnect(server_id)
-  }
-
-  private env(server_id: string): Record<string, string> {
-    const raw = this.secrets.get(envSecret(server_id))
-    return raw ? (JSON.parse(raw) as Record<string, string>) : {}
-  }
-
-  private headers(server_id: string): Record<string, string> {
-    const raw = this.secrets.get(headerSecret(server_id))
-    return raw ? (JSON.parse(raw) as Record<string, string>) : {}
   }
 
   /** How Arbor talks to the server: its command over stdio (stderr drained into its log), or HTTP. */
   private transport(config: McpServerConfig): Transport {
     if (config.transport === 'http')
       return new StreamableHTTPClientTransport(new URL(config.url!), {
-        requestInit: { headers: this.headers(config.server_id) },
+        requestInit: { headers: this.config.headers(config.server_id) },
       })
     const transport = new StdioClientTransport({
       command: config.command,
       args: config.args,
       // The SDK's safe default (PATH, HOME, …) plus what this server was configured with:
       // never the host's whole environment, which holds tokens and API keys.
-      env: { ...getDefaultEnvironment(), ...this.env(config.server_id) },
+      env: { ...getDefaultEnvironment(), ...this.config.env(config.server_id) },
       stderr: 'pipe',
     })
     const decoder = new StringDecoder('utf8')
@@ -325,8 +275,7 @@ export class McpManager {
   }
 
   private async connected(server_id: string): Promise<{ config: McpServerConfig; conn: Connection }> {
-    const config = this.configs().find((c) => c.server_id === server_id)
-    if (!config) throw new ArborError('not_found', `No MCP server "${server_id}".`)
+    const config = this.config.get(server_id)
     try {
       return { config, conn: await this.connect(config) }
     } catch (err) {
@@ -379,7 +328,7 @@ export class McpManager {
   async prompts(server_ids: string[]): Promise<McpPromptInfo[]> {
     const out: McpPromptInfo[] = []
     for (const id of server_ids) {
-      const config = this.configs().find((c) => c.server_id === id)
+      const config = this.config.find(id)
       if (!config) continue
       try {
         const conn = await this.connect(config)
@@ -425,16 +374,7 @@ export class McpManager {
   }
 
   async toolInfos(server_id: string): Promise<McpToolInfo[]> {
-    const config = this.configs().find((c) => c.server_id === server_id)
-    if (!config) throw new ArborError('not_found', `No MCP server "${server_id}".`)
-    try {
-      return (await this.connect(config)).infos
-    } catch (err) {
-      throw new ArborError(
-        'tool_error',
-        `The MCP server "${config.name}" could not start: ${(err as Error).message}`,
-      )
-    }
+    return (await this.connected(server_id)).conn.infos
   }
 
   /**
@@ -444,7 +384,7 @@ export class McpManager {
   async toolsFor(server_ids: string[], onFailure: (message: string) => void): Promise<Tool[]> {
     const out: Tool[] = []
     for (const id of server_ids) {
-      const config = this.configs().find((c) => c.server_id === id)
+      const config = this.config.find(id)
       if (!config) continue
       try {
         out.push(...(await this.connect(config)).tools)
