@@ -6,15 +6,8 @@ import { ArborError } from '../../src-shared/errors'
 import { openStore, type Store } from '../store'
 import { withStorageErrors } from '../store/faults'
 import { lockDataDir } from '../store/lock'
-import { backupOnThread, checkpointThread, integrityCheck, searchService } from '../store/search-client'
-import { damageMessage } from '../store/sqlite/db'
-import {
-  applyPendingRestore,
-  backupWith,
-  listBackups,
-  scheduleRestore,
-  type BackupInfo,
-} from '../store/backup'
+import { checkpointThread, searchService } from '../store/search-client'
+import { applyPendingRestore, scheduleRestore, type BackupInfo } from '../store/backup'
 
 /** A script built beside the entry bundles (out/main), seen from an entry or from a shared chunk. */
 function builtWorker(name: string): string | null {
@@ -25,15 +18,6 @@ function builtWorker(name: string): string | null {
   return null
 }
 
-/** How often Arbor backs up a database in use. */
-const BACKUP_EVERY_MS = 6 * 60 * 60 * 1000
-const STARTUP_BACKUP_DELAY_MS = 15_000
-/**
- * A database too large to check at open is checked this long after it: not during start-up,
- * where its reading of the whole file competes with the first paint, the first page and the
- * search worker's start (the first search came ~40 ms later with the check beside it).
- */
-const STARTUP_CHECK_DELAY_MS = 3000
 import { createScriptedModel, SCRIPTED_MODEL_ID } from './models/scripted'
 import type { Model } from './models/types'
 import { LocalModels, type LocalModelsOptions } from './models/local'
@@ -41,12 +25,12 @@ import { McpManager, type McpTimeouts } from './mcp'
 import { ProviderRegistry } from './providers'
 import { FileSecretStore, MemorySecretStore, type SecretStore } from './secrets'
 import { SessionRegistry } from './sessions'
-import { TRASH_PURGE_EVERY_MS } from './trash'
+import { startUpkeep, type Upkeep } from './upkeep'
 import type { Arbor, Sessions } from '../../src-shared/sdk/api'
 import type { SessionInfoMutation, SessionMutation } from '../../src-shared/types'
 import { ToolRegistry } from './tools'
 import { checkWorkspace, defaultWorkspace } from './workspace'
-import type { AppSettings, SearchIndexProgress } from '../../src-shared/contract'
+import type { AppSettings } from '../../src-shared/contract'
 
 export type { Session, Sessions, TurnHandle } from '../../src-shared/sdk/api'
 export { PROVIDER_PRESETS } from './providers'
@@ -95,7 +79,8 @@ export function defaultDataDir(): string {
   return join(process.env.XDG_DATA_HOME ?? join(home, '.local', 'share'), 'arbor')
 }
 
-export interface Runtime extends Arbor {
+/** The runtime: the seed's Sessions, and what the desktop app adds (the upkeep's calls: upkeep.ts). */
+export interface Runtime extends Arbor, Omit<Upkeep, 'stop'> {
   /** The seed's Sessions API; every call async, sessions obtained, never constructed. */
   sessions: Sessions
   store: Store
@@ -116,16 +101,6 @@ export interface Runtime extends Arbor {
   refreshModels(): void
   /** The model list changed by itself (a GGUF file came or went, a local model's label now names its GPU). */
   onModelsChanged(listener: () => void): () => void
-  /** How far the full-text backlog is indexed (messages.id), and whether it is done. */
-  searchIndex(): SearchIndexProgress
-  /** Called as the backlog is indexed (at most every 250 ms, and once when it is done). */
-  onSearchIndex(listener: (progress: SearchIndexProgress) => void): () => void
-  /** What the deferred integrity check of a large database found wrong, if anything. */
-  storageProblem(): string | null
-  onStorageProblem(listener: (message: string) => void): () => void
-  /** The automatic and manual backups of arbor.db, newest first. */
-  backups(): BackupInfo[]
-  backupNow(): Promise<BackupInfo>
   /** Asks for a backup to replace the database at the next start. */
   restoreBackup(name: string): BackupInfo
   /** The local model files: import, download (with resume and checksum), remove. */
@@ -245,93 +220,17 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
   })
   registry.recover()
   let closed = false
-  // Chats 30 days in the Trash go at start-up, then hourly (each in its own transaction).
-  const purge = () => {
-    try {
-      registry.purgeTrash()
-    } catch (err) {
-      log(`emptying old chats from the Trash failed, retried in an hour: ${String(err)}`)
-    }
-  }
-  purge()
-  const purgeTimer = setInterval(purge, TRASH_PURGE_EVERY_MS)
-  purgeTimer.unref()
-
-  // The full-text backlog of a database written before search was indexed at write time is
-  // indexed in small chunks (500 rows or ~5 ms), one event-loop turn each: search works
-  // (partially) at once, and nothing waits for it.
-  const searchIndex = { indexed_upto: 0, total: 0 }
-  const progress = (): SearchIndexProgress => ({
-    ...searchIndex,
-    done: searchIndex.indexed_upto >= searchIndex.total,
+  // The Trash emptied, the search backlog indexed, the database checked and backed up.
+  const upkeep = startUpkeep({
+    store,
+    dataDir,
+    kind,
+    existed,
+    workerScript,
+    purgeTrash: () => registry.purgeTrash(),
+    log,
+    ...(options.checkDelayMs !== undefined ? { checkDelayMs: options.checkDelayMs } : {}),
   })
-  const indexListeners = new Set<(p: SearchIndexProgress) => void>()
-  let lastProgressAt = 0
-  const indexStep = () => {
-    if (closed) return
-    try {
-      // At most 500 rows or ~5 ms per event-loop turn, whichever comes first (then a bounded merge
-      // step and the commit: ~8 ms a chunk at the median, 12-18 ms at the 99th percentile here,
-      // at 114,000 and at 1.1 M messages).
-      Object.assign(searchIndex, store.indexBacklog(500, 5))
-      const p = progress()
-      if (indexListeners.size > 0 && (p.done || Date.now() - lastProgressAt >= 250)) {
-        lastProgressAt = Date.now()
-        for (const l of [...indexListeners]) l(p)
-      }
-      if (!p.done) setTimeout(indexStep, 0).unref()
-    } catch (err) {
-      log(`indexing older messages for search paused: ${String(err)}`)
-      setTimeout(indexStep, 5000).unref()
-    }
-  }
-  indexStep()
-
-  // A database too large to check at open is checked soon after, on a worker thread of its own.
-  let storageProblem: string | null = null
-  const problemListeners = new Set<(message: string) => void>()
-  const check = store.checkDeferred
-    ? integrityCheck(
-        store.path,
-        workerScript,
-        () => store.quickCheck(),
-        options.checkDelayMs ?? STARTUP_CHECK_DELAY_MS,
-      )
-    : null
-  check?.result
-    .then((problems) => {
-      if (closed || problems.length === 0) return
-      storageProblem = damageMessage(store.path, problems, true)
-      log(storageProblem)
-      for (const l of [...problemListeners]) l(storageProblem)
-    })
-    .catch((err: unknown) => log(`the integrity check could not run: ${String(err)}`))
-
-  // Automatic backups: soon after start when the newest is older than a day, then every six
-  // hours. Made on a thread of their own where the built worker exists (copying a large file
-  // in steps on the event loop would stall every stream for its length).
-  const threaded = workerScript !== null && existsSync(workerScript)
-  const copying = new Set<() => void>()
-  const onThread = (tmp: string) => {
-    const copy = backupOnThread(store.path, workerScript!, tmp)
-    copying.add(copy.stop)
-    return copy.result.finally(() => copying.delete(copy.stop))
-  }
-  const backup = async (reason: string): Promise<BackupInfo> => {
-    const name = threaded ? await backupWith(dataDir, reason, onThread) : await store.backup(reason)
-    return listBackups(dataDir).find((b) => b.name === name)!
-  }
-  const scheduled = () => {
-    backup('scheduled').catch((err: unknown) => log(`automatic backup failed: ${String(err)}`))
-  }
-  const newest = existed ? listBackups(dataDir)[0] : undefined
-  // Not at the very start: the first paint and the first prompt do not share the disk with it.
-  if (existed && (!newest || Date.now() - newest.created_at > BACKUP_EVERY_MS * 4))
-    setTimeout(() => {
-      if (!closed) scheduled()
-    }, STARTUP_BACKUP_DELAY_MS).unref()
-  const backupTimer = kind === 'sqlite' ? setInterval(scheduled, BACKUP_EVERY_MS) : null
-  backupTimer?.unref()
 
   // Model files: a file that arrives or goes changes the model list (the local engine lists them).
   const library = new LocalLibrary(
@@ -378,18 +277,12 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
       modelListeners.add(listener)
       return () => modelListeners.delete(listener)
     },
-    searchIndex: progress,
-    onSearchIndex(listener) {
-      indexListeners.add(listener)
-      return () => indexListeners.delete(listener)
-    },
-    storageProblem: () => storageProblem,
-    onStorageProblem(listener) {
-      problemListeners.add(listener)
-      return () => problemListeners.delete(listener)
-    },
-    backups: () => (kind === 'sqlite' ? listBackups(dataDir) : []),
-    backupNow: () => backup('manual'),
+    searchIndex: upkeep.searchIndex,
+    onSearchIndex: upkeep.onSearchIndex,
+    storageProblem: upkeep.storageProblem,
+    onStorageProblem: upkeep.onStorageProblem,
+    backups: upkeep.backups,
+    backupNow: upkeep.backupNow,
     restoreBackup: (name) => scheduleRestore(dataDir, name),
     library,
     purgeTrash: () => registry.purgeTrash(),
@@ -398,12 +291,8 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
     async close() {
       if (closed) return
       closed = true
-      if (backupTimer) clearInterval(backupTimer)
-      clearInterval(purgeTimer)
+      upkeep.stop()
       library.close()
-      check?.stop()
-      // A copy cut short leaves only its .partial file, which backupWith removes.
-      for (const stop of copying) stop()
       try {
         await searcher.close()
         await checkpoints.close()
