@@ -1,13 +1,10 @@
 import type { z } from 'zod'
 import type { ArborErrorShape, Result } from './errors'
+import type { CatalogueModel, LocalDownload, LibraryModel, MemoryFit } from './local-models'
 import type { Method, providerKind, RequestOf, theme } from './schemas'
 import type {
   ChatExportResult,
   MessagesPage,
-  CatalogueModel,
-  LocalDownload,
-  LibraryModel,
-  MemoryFit,
   ModelOption,
   PendingInteraction,
   Receipt,

@@ -1,6 +1,7 @@
 export * from './ids'
 export * from './errors'
 export * from './types'
+export * from './local-models'
 export * from './schemas'
 export * from './contract'
 export * from './client'

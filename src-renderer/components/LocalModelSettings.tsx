@@ -1,5 +1,5 @@
 import { useEffect, useId, useRef, useState } from 'react'
-import type { LocalDownload, LibraryModel, MemoryFit } from '../../src-shared/types'
+import type { LocalDownload, LibraryModel, MemoryFit } from '../../src-shared/local-models'
 import { useArbor, useHostData } from '../state/client'
 import { Confirm } from './Modal'
 

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { openRuntime } from '../../src-main/runtime'
-import type { LocalDownload } from '../../src-shared/types'
+import type { LocalDownload } from '../../src-shared/local-models'
 import { eventually, refusal, sqliteRuntime, tempDir } from './helpers'
 
 // A GGUF-shaped file (the magic, then bytes): the library only moves files; the engine reads them.

@@ -1,4 +1,4 @@
-import type { CatalogueModel } from '../../../src-shared/types'
+import type { CatalogueModel } from '../../../src-shared/local-models'
 
 /**
  * A few well-known small instruct models, each one GGUF file on Hugging Face (Q4_K_M, the

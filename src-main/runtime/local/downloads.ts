@@ -19,7 +19,7 @@ import { request as httpsRequest } from 'node:https'
 import { basename, join } from 'node:path'
 import { ArborError } from '../../../src-shared/errors'
 import { newId } from '../../../src-shared/ids'
-import type { LocalDownload } from '../../../src-shared/types'
+import type { LocalDownload } from '../../../src-shared/local-models'
 
 /**
  * Downloads of GGUF files into the models folder: a `.part` file and a small JSON beside it in

@@ -1,7 +1,7 @@
 import { readdirSync, statSync } from 'node:fs'
 import { totalmem } from 'node:os'
 import { join } from 'node:path'
-import type { CatalogueModel, LocalDownload, LibraryModel, MemoryFit } from '../../../src-shared/types'
+import type { CatalogueModel, LocalDownload, LibraryModel, MemoryFit } from '../../../src-shared/local-models'
 import { CATALOGUE } from './catalogue'
 import { Downloads, isGguf } from './downloads'
 import { importModel, removeModel } from './import'
