@@ -9,6 +9,7 @@ import {
   blockModes,
   LONG_TEXT,
   plainParagraph,
+  sectionStarts,
   splitBlocksIncremental,
   textPieces,
   type BlockMode,
@@ -61,9 +62,6 @@ const Block = memo(function Block({
   mode: BlockMode
   joined: boolean
 }) {
-  // Its size until it is first laid out (a long reply's blocks far from the view never are):
-  // about a line per 80 characters (markdown.css).
-  const size = { '--md-chars': text.length } as CSSProperties
   const [parsed, setParsed] = useState<string | null>(null)
   // Plain prose renders as markdown would, without the parser (the parser's own set-up is most
   // of the time a short reply takes to render). A streaming tail that is plain prose so far
@@ -81,7 +79,7 @@ const Block = memo(function Block({
   if (!ready) {
     cut.last = textPieces(cut.last, text)
     return (
-      <p className={joined ? 'md-plain md-joined' : 'md-plain'} style={size}>
+      <p className={joined ? 'md-plain md-joined' : 'md-plain'}>
         {cut.last.pieces.map((piece, i) => (
           <span key={i} className="md-piece">
             {piece}
@@ -90,12 +88,7 @@ const Block = memo(function Block({
       </p>
     )
   }
-  if (plain !== null)
-    return (
-      <p className={joined ? 'md-joined' : undefined} style={size}>
-        {plain}
-      </p>
-    )
+  if (plain !== null) return <p className={joined ? 'md-joined' : undefined}>{plain}</p>
   return (
     <ReactMarkdown remarkPlugins={plugins} rehypePlugins={rehypePlugins as never} components={components}>
       {text}
@@ -144,13 +137,70 @@ export const Markdown = memo(function Markdown({
   // sizes they keep off screen are their own. A reply that ends shorter than LONG_TEXT is laid
   // out whole once, as it shows from then on (a few milliseconds at most).
   const long = text.length > LONG_TEXT || streaming
+  if (!long)
+    return (
+      <div className="markdown" dir="auto">
+        {blocks.map((b, i) => (
+          // A block cut from a paragraph too long to lay out as one (lib/blocks.ts) ends without a
+          // line break: the next block goes on with the same paragraph, with no gap between.
+          <Block key={i} text={b} mode={modes[i]} joined={i < blocks.length - 1 && !b.endsWith('\n')} />
+        ))}
+      </div>
+    )
+  const starts = sectionStarts(blocks)
   return (
-    <div className={long ? 'markdown markdown-long' : 'markdown'} dir="auto">
-      {blocks.map((b, i) => (
-        // A block cut from a paragraph too long to lay out as one (lib/blocks.ts) ends without a
-        // line break: the next block goes on with the same paragraph, with no gap between.
-        <Block key={i} text={b} mode={modes[i]} joined={i < blocks.length - 1 && !b.endsWith('\n')} />
-      ))}
+    <div className="markdown markdown-long" dir="auto">
+      {starts.map((start, k) => {
+        const end = starts[k + 1] ?? blocks.length
+        return (
+          <Section
+            key={k}
+            texts={blocks.slice(start, end)}
+            modes={modes.slice(start, end)}
+            final={end === blocks.length}
+          />
+        )
+      })}
     </div>
   )
 })
+
+/**
+ * A run of a long text's blocks (SECTION_CHARS): laid out and painted only near the view
+ * (markdown.css). Memoised on its blocks' texts and modes: a streaming reply's finished sections
+ * are skipped by React in every frame, as they are by the browser off screen.
+ */
+const Section = memo(
+  function Section({ texts, modes, final }: { texts: string[]; modes: BlockMode[]; final: boolean }) {
+    // Its size until it is first laid out (a long reply's sections far from the view never are):
+    // about a line per 80 characters. Not on the last section: while a reply streams its text
+    // grows in every frame, and it is on screen, laid out, its size its own.
+    let style: CSSProperties | undefined
+    if (!final) {
+      let chars = 0
+      for (const t of texts) chars += t.length
+      style = { containIntrinsicBlockSize: `auto ${Math.max(1, Math.round(chars / 80))}lh` }
+    }
+    // Its last block continues in the next section (a paragraph cut in blocks): no gap either.
+    const joined = !final && !texts[texts.length - 1]!.endsWith('\n')
+    return (
+      <div className={joined ? 'md-section md-joined' : 'md-section'} style={style}>
+        {texts.map((b, i) => (
+          <Block
+            key={i}
+            text={b}
+            mode={modes[i]!}
+            joined={(i < texts.length - 1 || joined) && !b.endsWith('\n')}
+          />
+        ))}
+      </div>
+    )
+  },
+  (a, b) => a.final === b.final && same(a.texts, b.texts) && same(a.modes, b.modes),
+)
+
+function same<T>(a: readonly T[], b: readonly T[]): boolean {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
+}

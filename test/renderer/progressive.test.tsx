@@ -7,6 +7,8 @@ import {
   blockLines,
   blockModes,
   plainParagraph,
+  sectionStarts,
+  SECTION_CHARS,
   splitBlocks,
   textPieces,
 } from '../../src-renderer/lib/blocks'
@@ -272,12 +274,13 @@ describe('Markdown, progressively', () => {
     const el = show(`${para(50)} `, true)
     // The tail: a paragraph already (its trailing space not shown), not plain source.
     expect(el.querySelector('.md-plain')).toBeNull()
-    const tail = el.querySelector('.markdown > p')!
+    // Streaming, its blocks are in sections (a streaming reply lays out only what is near the view).
+    const tail = el.querySelector('.markdown > .md-section > p')!
     expect(tail.textContent).toBe(para(50))
     const node = tail.firstChild
     // The next block starts: the finished one is the same element with the same text node.
     show(`${para(50)}\n\nMore`, true)
-    const blocks = [...el.querySelectorAll('.markdown > p')]
+    const blocks = [...el.querySelectorAll('.markdown > .md-section > p')]
     expect(blocks.map((p) => p.textContent)).toEqual([para(50), 'More'])
     expect(blocks[0]).toBe(tail)
     expect(blocks[0]!.firstChild).toBe(node)
@@ -307,6 +310,46 @@ describe('Markdown, progressively', () => {
     ).toBe(long)
   })
 
+  it('shows a long reply in sections of blocks; a streaming one keeps its finished sections as they are', () => {
+    vi.useFakeTimers()
+    const para = (from: number, n: number) => Array.from({ length: n }, (_, i) => `word${from + i}`).join(' ')
+    // Paragraphs of ~1,000 characters, and one far too long for a block (it is cut, joined).
+    const paras = Array.from({ length: 30 }, (_, i) => para(i * 1000, 110))
+    paras.splice(12, 0, para(100_000, 1500))
+    let text = paras.join('\n\n')
+    const el = show(text, true)
+    const sections = () => [...el.querySelectorAll('.markdown-long > .md-section')]
+    const blocks = splitBlocks(text)
+    const starts = sectionStarts(blocks)
+    expect(starts.length).toBeGreaterThan(3)
+    expect(sections()).toHaveLength(starts.length)
+    // Each section holds its blocks, in order: all of the text, once.
+    expect(sections().map((s) => s.children.length)).toEqual(
+      starts.map((start, k) => (starts[k + 1] ?? blocks.length) - start),
+    )
+    // (a cut paragraph's blocks lose the space at each cut; the page shows them as one paragraph)
+    expect(el.textContent!.replace(/\s+/g, '')).toBe(text.replace(/\s+/g, ''))
+    // A cut paragraph that goes on in the next section: the section leaves no gap either.
+    const joined = sections().map((s) => s.classList.contains('md-joined'))
+    expect(joined).toContain(true)
+    expect(joined.at(-1)).toBe(false)
+    for (const [k, s] of sections().entries())
+      expect(joined[k], `section ${k}`).toBe(s.lastElementChild!.classList.contains('md-joined'))
+    // Closed sections have their size for when they are off screen; the growing last one has none.
+    expect(sections().map((s) => (s as HTMLElement).style.containIntrinsicBlockSize !== '')).toEqual(
+      starts.map((_, k) => k < starts.length - 1),
+    )
+    // The stream goes on: the finished sections are the same elements with the same nodes.
+    const before = sections()
+    const firstNodes = before.map((s) => s.firstElementChild!.firstChild)
+    text += ` ${para(200_000, 50)}`
+    show(text, true)
+    const after = sections()
+    expect(after.slice(0, -1)).toEqual(before.slice(0, -1))
+    expect(after.slice(0, -1).map((s) => s.firstElementChild!.firstChild)).toEqual(firstNodes.slice(0, -1))
+    expect(after.at(-1)!.textContent).toContain('word200049')
+  })
+
   it('opens a long settled reply with its end parsed and the rest parsed soon after', async () => {
     vi.useFakeTimers()
     const blocks = Array.from(
@@ -324,6 +367,23 @@ describe('Markdown, progressively', () => {
     await drain()
     expect(el.querySelectorAll('.md-plain')).toHaveLength(0)
     expect(strong()).toHaveLength(40)
+  })
+})
+
+describe('sectionStarts', () => {
+  it('closes a section once it holds SECTION_CHARS, and keeps its sections as blocks are added', () => {
+    const b = (n: number) => 'x'.repeat(n)
+    expect(sectionStarts([])).toEqual([])
+    expect(sectionStarts([b(10)])).toEqual([0])
+    const blocks = [b(3000), b(3000), b(2000), b(8000), b(100), b(7900), b(1)]
+    expect(sectionStarts(blocks)).toEqual([0, 3, 4, 6])
+    expect(sectionStarts(blocks, 3000)).toEqual([0, 1, 2, 4, 6])
+    // Every prefix's sections are the whole list's, up to its last (open) section.
+    for (let n = 1; n <= blocks.length; n++) {
+      const some = sectionStarts(blocks.slice(0, n))
+      expect(sectionStarts(blocks).filter((s) => s < n)).toEqual(some)
+    }
+    expect(SECTION_CHARS).toBeGreaterThan(2000)
   })
 })
 
