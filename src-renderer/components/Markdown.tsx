@@ -137,19 +137,11 @@ export const Markdown = memo(function Markdown({
   // sizes they keep off screen are their own. A reply that ends shorter than LONG_TEXT is laid
   // out whole once, as it shows from then on (a few milliseconds at most).
   const long = text.length > LONG_TEXT || streaming
-  if (!long)
-    return (
-      <div className="markdown" dir="auto">
-        {blocks.map((b, i) => (
-          // A block cut from a paragraph too long to lay out as one (lib/blocks.ts) ends without a
-          // line break: the next block goes on with the same paragraph, with no gap between.
-          <Block key={i} text={b} mode={modes[i]} joined={i < blocks.length - 1 && !b.endsWith('\n')} />
-        ))}
-      </div>
-    )
+  // In sections whether long or not: a reply that streamed and ended shorter than LONG_TEXT keeps
+  // its elements (only the class changes), so its end does not lay every block out anew.
   const starts = sectionStarts(blocks)
   return (
-    <div className="markdown markdown-long" dir="auto">
+    <div className={long ? 'markdown markdown-long' : 'markdown'} dir="auto">
       {starts.map((start, k) => {
         const end = starts[k + 1] ?? blocks.length
         return (
@@ -166,9 +158,11 @@ export const Markdown = memo(function Markdown({
 })
 
 /**
- * A run of a long text's blocks (SECTION_CHARS): laid out and painted only near the view
- * (markdown.css). Memoised on its blocks' texts and modes: a streaming reply's finished sections
- * are skipped by React in every frame, as they are by the browser off screen.
+ * A run of a text's blocks (SECTION_CHARS): in a long text, laid out and painted only near the
+ * view (markdown.css). A block cut from a paragraph too long to lay out as one (lib/blocks.ts)
+ * ends without a line break: the next block goes on with the same paragraph, with no gap between.
+ * Memoised on its blocks' texts and modes: a streaming reply's finished sections are skipped by
+ * React in every frame, as they are by the browser off screen.
  */
 const Section = memo(
   function Section({ texts, modes, final }: { texts: string[]; modes: BlockMode[]; final: boolean }) {

@@ -274,7 +274,6 @@ describe('Markdown, progressively', () => {
     const el = show(`${para(50)} `, true)
     // The tail: a paragraph already (its trailing space not shown), not plain source.
     expect(el.querySelector('.md-plain')).toBeNull()
-    // Streaming, its blocks are in sections (a streaming reply lays out only what is near the view).
     const tail = el.querySelector('.markdown > .md-section > p')!
     expect(tail.textContent).toBe(para(50))
     const node = tail.firstChild
@@ -283,6 +282,11 @@ describe('Markdown, progressively', () => {
     const blocks = [...el.querySelectorAll('.markdown > .md-section > p')]
     expect(blocks.map((p) => p.textContent)).toEqual([para(50), 'More'])
     expect(blocks[0]).toBe(tail)
+    expect(blocks[0]!.firstChild).toBe(node)
+    // The reply ends (short): its blocks are the same elements, not laid out anew.
+    show(`${para(50)}\n\nMore`, false)
+    expect(el.querySelector('.markdown')!.classList.contains('markdown-long')).toBe(false)
+    expect([...el.querySelectorAll('.markdown > .md-section > p')]).toEqual(blocks)
     expect(blocks[0]!.firstChild).toBe(node)
     // Markdown in the tail: shown as its source until it is parsed.
     show(`${para(50)}\n\nMore **bold`, true)
@@ -294,7 +298,7 @@ describe('Markdown, progressively', () => {
     const para = (from: number, n: number) => Array.from({ length: n }, (_, i) => `word${from + i}`).join(' ')
     const long = para(0, 600)
     const el = show(`${long}\n\n${para(600, 5)}`, false)
-    const ps = [...el.querySelectorAll('.markdown > p')]
+    const ps = [...el.querySelectorAll('.markdown > .md-section > p')]
     expect(ps.length).toBeGreaterThan(2)
     // Every cut of the long paragraph goes on in the next block; the paragraph after it does not.
     expect(ps.map((p) => p.classList.contains('md-joined'))).toEqual([
