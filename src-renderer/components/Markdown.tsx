@@ -150,6 +150,7 @@ export const Markdown = memo(function Markdown({
             texts={blocks.slice(start, end)}
             modes={modes.slice(start, end)}
             final={end === blocks.length}
+            growing={streaming && end === blocks.length}
           />
         )
       })}
@@ -165,12 +166,22 @@ export const Markdown = memo(function Markdown({
  * React in every frame, as they are by the browser off screen.
  */
 const Section = memo(
-  function Section({ texts, modes, final }: { texts: string[]; modes: BlockMode[]; final: boolean }) {
+  function Section({
+    texts,
+    modes,
+    final,
+    growing,
+  }: {
+    texts: string[]
+    modes: BlockMode[]
+    final: boolean
+    growing: boolean
+  }) {
     // Its size until it is first laid out (a long reply's sections far from the view never are):
-    // about a line per 80 characters. Not on the last section: while a reply streams its text
-    // grows in every frame, and it is on screen, laid out, its size its own.
+    // about a line per 80 characters. Not while its text grows (the last section of a streaming
+    // reply): that would change its style in every frame, and it is on screen, its size its own.
     let style: CSSProperties | undefined
-    if (!final) {
+    if (!growing) {
       let chars = 0
       for (const t of texts) chars += t.length
       style = { containIntrinsicBlockSize: `auto ${Math.max(1, Math.round(chars / 80))}lh` }
@@ -190,7 +201,8 @@ const Section = memo(
       </div>
     )
   },
-  (a, b) => a.final === b.final && same(a.texts, b.texts) && same(a.modes, b.modes),
+  (a, b) =>
+    a.final === b.final && a.growing === b.growing && same(a.texts, b.texts) && same(a.modes, b.modes),
 )
 
 function same<T>(a: readonly T[], b: readonly T[]): boolean {

@@ -339,10 +339,9 @@ describe('Markdown, progressively', () => {
     expect(joined.at(-1)).toBe(false)
     for (const [k, s] of sections().entries())
       expect(joined[k], `section ${k}`).toBe(s.lastElementChild!.classList.contains('md-joined'))
-    // Closed sections have their size for when they are off screen; the growing last one has none.
-    expect(sections().map((s) => (s as HTMLElement).style.containIntrinsicBlockSize !== '')).toEqual(
-      starts.map((_, k) => k < starts.length - 1),
-    )
+    // Sections have their size for when they are off screen; the growing last one has none.
+    const sized = () => sections().map((s) => (s as HTMLElement).style.containIntrinsicBlockSize !== '')
+    expect(sized()).toEqual(starts.map((_, k) => k < starts.length - 1))
     // The stream goes on: the finished sections are the same elements with the same nodes.
     const before = sections()
     const firstNodes = before.map((s) => s.firstElementChild!.firstChild)
@@ -352,6 +351,9 @@ describe('Markdown, progressively', () => {
     expect(after.slice(0, -1)).toEqual(before.slice(0, -1))
     expect(after.slice(0, -1).map((s) => s.firstElementChild!.firstChild)).toEqual(firstNodes.slice(0, -1))
     expect(after.at(-1)!.textContent).toContain('word200049')
+    // The reply ends: its last section is sized too.
+    show(text, false)
+    expect(sized()).toEqual(sections().map(() => true))
   })
 
   it('opens a long settled reply with its end parsed and the rest parsed soon after', async () => {
