@@ -1,10 +1,11 @@
 /**
  * The one rule for streamed text. A delta writes `text` at `offset` (the field's length before
- * it) into one part's field; everything that appends deltas goes through here: the runtime's
- * step writer building the streamed message (src-main/runtime/step-writer.ts), the renderer's
- * transcript applying them (state/transcript.ts), a frame's batch joining runs of them
- * (state/chat.ts), and the socket worker joining their frames (client/frames.ts). Pure, no
- * imports, so the worker bundle can use it too.
+ * it) into one part's field. What applies deltas goes through here: the runtime's step writer
+ * for a tool call's input (its text parts keep their deltas as pieces and append at the end they
+ * know: src-main/runtime/step-writer.ts), the renderer's transcript applying them
+ * (state/transcript.ts), a frame's batch joining runs of them (state/chat.ts), and the socket
+ * worker joining their frames (client/frames.ts). Pure, no imports, so the worker bundle can use
+ * it too.
  */
 
 /** What a delta names and carries (the `delta` SessionMutation, or its raw frame). */

@@ -6,7 +6,7 @@ import Database from 'better-sqlite3'
 import { mkdtempSync, rmSync, statSync, existsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { performance } from 'node:perf_hooks'
+import { performance, PerformanceObserver } from 'node:perf_hooks'
 import type { MessagesPage, SessionMessage } from '../../src-shared/types'
 import { openRuntime, type Runtime, type Session } from '../runtime'
 import {
@@ -249,15 +249,24 @@ async function deltaFanOut(): Promise<void> {
   s.subscribe((m) => {
     if (m.variant === 'delta') deltas++
   })
+  // What the stream costs the process: its CPU time (all threads) and the collector's pauses.
+  let gc = 0
+  const gcs = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) gc += e.duration
+  })
+  gcs.observe({ entryTypes: ['gc'] })
+  const cpu0 = process.cpuUsage()
   const t0 = performance.now()
   await (
     await s.prompt({ query: '/stream 200000 0' })
   ).finished
   const rate = deltas / ((performance.now() - t0) / 1000)
+  const cpu = process.cpuUsage(cpu0)
+  gcs.disconnect()
   await rt.close()
   line(
     'delta fan-out to a subscriber',
-    `${Math.round(rate)} deltas/s (${deltas} deltas)`,
+    `${Math.round(rate)} deltas/s (${deltas} deltas; CPU ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms, GC pauses ${gc.toFixed(0)} ms)`,
     '≥ 50,000 deltas/s',
     rate >= 50_000,
   )
@@ -279,10 +288,12 @@ async function main(): Promise<void> {
     ?.slice('--only='.length)
     .split(',')
   if (!only && !process.argv.includes('--scale-only')) await smallFigures()
-  // --only=local: just the local-model figures (no data at scale is needed for them).
+  // --only=fanout: just the delta fan-out; --only=local: just the local-model figures (no data at
+  // scale is needed for either).
+  if (only?.includes('fanout')) await deltaFanOut()
   if (!process.argv.includes('--scale-only') && (!only || only.includes('local')))
     await localModelFigures(freshDir)
-  if (only?.every((n) => n === 'local')) return
+  if (only?.every((n) => n === 'local' || n === 'fanout')) return
   const dir = freshDir()
   const { big, total } = await seedScale(dir, scale)
   const figures: Array<[string, () => Promise<void>]> = [

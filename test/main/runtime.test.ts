@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { allMessages, record, sqliteRuntime, tempDir, textOf } from './helpers'
-import { openRuntime } from '../../src-main/runtime'
+import { openRuntime, type Model } from '../../src-main/runtime'
+import { FLUSH_INTERVAL_MS } from '../../src-main/runtime/step-writer'
+import type { ModelEvent } from '../../src-main/runtime/models/types'
 
 describe('runtime: prompts, streaming and persistence (real SQLite file)', () => {
   it('streams a reply as deltas and persists user and assistant messages', async () => {
@@ -23,6 +25,61 @@ describe('runtime: prompts, streaming and persistence (real SQLite file)', () =>
     expect(deltas.map((d) => (d.variant === 'delta' ? d.text : '')).join('')).toBe(textOf(msgs[1]!))
     // finished answers even when asked after the turn ended.
     await expect((await s.turn(turn.id)).finished).resolves.toEqual({ success: true })
+  })
+
+  it('a reply of many small deltas reads whole at every point: live, flushed, switching parts, settled', async () => {
+    // Thousands of deltas in one burst (a model at full speed) into a part, then another kind of
+    // part and back: the step writer keeps a part's deltas as pieces and joins them when read.
+    const words = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i} `)
+    const first = words('t', 1000)
+    const thinking = words('r', 300)
+    const last = words('u', 10)
+    let resume!: () => void
+    const paused = new Promise<void>((r) => (resume = r))
+    const model: Model = {
+      id: 'bursts',
+      label: 'Bursts',
+      offline: true,
+      async *step(): AsyncGenerator<ModelEvent> {
+        for (const text of first) yield { type: 'text-delta', text }
+        await paused
+        for (const text of thinking) yield { type: 'reasoning-delta', text }
+        for (const text of last) yield { type: 'text-delta', text }
+        yield { type: 'finish' }
+      },
+      summarize: async () => '',
+    }
+    const rt = sqliteRuntime({ models: [model] })
+    const s = await rt.sessions.create()
+    await s.set({ model: model.id })
+    const rec = record(s)
+    const turn = await s.prompt({ query: 'go' })
+    await rec.until((seen) => seen.filter((m) => m.variant === 'delta').length === first.length)
+    const live = (await allMessages(s)).at(-1)!
+    // The timed flush writes the whole text so far.
+    await new Promise((r) => setTimeout(r, FLUSH_INTERVAL_MS * 2))
+    const flushed = rt.store.getMessage(live.message_id)!
+    resume()
+    expect(await turn.finished).toEqual({ success: true })
+    expect(live.status).toBe('streaming')
+    expect(textOf(live)).toBe(first.join(''))
+    expect(textOf(flushed)).toBe(first.join(''))
+    const reply = rt.store.getMessage(live.message_id)!
+    expect(
+      reply.parts.map((p) => [p.type, p.type === 'text' || p.type === 'reasoning' ? p.text : '']),
+    ).toEqual([
+      ['text', first.join('')],
+      ['reasoning', thinking.join('')],
+      ['text', last.join('')],
+    ])
+    // Every delta's offset is where the part's text ended before it.
+    const ends = new Map<string, number>()
+    for (const m of rec.seen) {
+      if (m.variant !== 'delta') continue
+      expect(m.offset).toBe(ends.get(m.part_id) ?? 0)
+      ends.set(m.part_id, m.offset + m.text.length)
+    }
+    expect((await allMessages(s)).at(-1)).toEqual(reply)
   })
 
   it('publishes a message only after it is persisted', async () => {
