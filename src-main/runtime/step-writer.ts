@@ -12,68 +12,8 @@ import type { Store } from '../store'
 /** Streamed text reaches the store at least this often, so a crash loses less than this. */
 export const FLUSH_INTERVAL_MS = 200
 
-/** Deltas a growing text keeps as pieces before it joins them (see `growingText`). */
+/** Text deltas held as pieces before they are joined onto their part (see `pending`). */
 const PIECES = 256
-
-interface GrowingText {
-  readonly part: { text: string }
-  /** The text's length, without joining it. */
-  readonly length: number
-  append(text: string): void
-  /** The part's `text` a plain string again. */
-  end(): void
-}
-
-/**
- * The text part a step is streaming into. Appending each delta to the string made a rope node
- * per delta, which lived, with its delta, until the text was next read whole (the next flush):
- * at a model's full speed, ~6 MB per 100,000 words that the young-generation collector copied
- * and promoted. Here the deltas are kept as pieces, joined into one string when the text is read
- * (`part.text` is a getter meanwhile, so every reader — a flush, a snapshot, a clone for
- * `messages()` — sees the whole text) or every PIECES deltas. The writer makes the offsets, so
- * a delta always appends exactly at the end.
- */
-function growingText(part: { text: string }): GrowingText {
-  let text = part.text
-  let pieces: string[] = []
-  let length = text.length
-  const join = () => {
-    if (pieces.length > 0) {
-      text += pieces.join('')
-      pieces = []
-    }
-    return text
-  }
-  Object.defineProperty(part, 'text', {
-    configurable: true,
-    enumerable: true,
-    get: join,
-    set(value: string) {
-      text = value
-      pieces = []
-      length = value.length
-    },
-  })
-  return {
-    part,
-    get length() {
-      return length
-    },
-    append(delta) {
-      pieces.push(delta)
-      length += delta.length
-      if (pieces.length >= PIECES) join()
-    },
-    end() {
-      Object.defineProperty(part, 'text', {
-        value: join(),
-        writable: true,
-        enumerable: true,
-        configurable: true,
-      })
-    },
-  }
-}
 
 export interface StepWriterIo {
   session_id: string
@@ -91,21 +31,41 @@ export interface StepWriterIo {
  * text and tool-input deltas are published at once and flushed to the store on a timer.
  */
 export class StepWriter {
-  message: SessionMessage | null = null
+  private current: SessionMessage | null = null
   private dirty = false
   private readonly calls = new Map<string, ToolCallPart>()
   private readonly timer: NodeJS.Timeout
-  /** The text part being streamed into, if the last output was text. */
-  private growing: GrowingText | null = null
+  /**
+   * The text deltas not yet on their part. Appending each delta to the part's string made a
+   * rope node per delta, which lived, with its delta, until the text was next read whole (the
+   * next flush): at a model's full speed, ~6 MB per 100,000 words for the young-generation
+   * collector to copy and promote, half its work. They are joined onto the part (one string)
+   * every PIECES deltas, and before anything reads the message: `message` and every write here.
+   */
+  private pending: { part: { text: string }; pieces: string[]; length: number } | null = null
 
   constructor(private readonly io: StepWriterIo) {
     this.timer = setInterval(() => this.flush(), FLUSH_INTERVAL_MS)
   }
 
+  /** The message, its text whole (created at the first output: null before). */
+  get message(): SessionMessage | null {
+    this.join()
+    return this.current
+  }
+
+  private join(): void {
+    const p = this.pending
+    if (!p || p.pieces.length === 0) return
+    p.part.text += p.pieces.join('')
+    p.pieces = []
+  }
+
   private flush(): void {
-    if (!this.message || !this.dirty) return
+    const m = this.message
+    if (!m || !this.dirty) return
     try {
-      this.io.store.updateMessage(this.message)
+      this.io.store.updateMessage(m)
       this.dirty = false
     } catch (err) {
       // Still dirty: the next flush, or the step's final commit, writes it.
@@ -114,18 +74,19 @@ export class StepWriter {
   }
 
   private ensure(): SessionMessage {
-    this.message ??= this.io.open([])
-    return this.message
+    this.current ??= this.io.open([])
+    return this.current
   }
 
   private addPart<P extends MessagePart>(part: P): P {
-    this.endText()
-    if (!this.message) {
+    this.join()
+    this.pending = null
+    if (!this.current) {
       // The step's first output: the message is created holding it (one write, one publish).
-      this.message = this.io.open([part])
-      return this.message.parts[0] as P
+      this.current = this.io.open([part])
+      return this.current.parts[0] as P
     }
-    const m = this.message
+    const m = this.current
     m.parts.push(part)
     this.io.store.updateMessage(m)
     this.publishPart(part)
@@ -134,6 +95,7 @@ export class StepWriter {
 
   publishPart(part: MessagePart): void {
     const m = this.ensure()
+    this.join()
     this.io.publish(partMutation(this.io.session_id, m.message_id, m.revision, structuredClone(part)))
   }
 
@@ -142,7 +104,7 @@ export class StepWriter {
     this.io.publish({
       variant: 'delta',
       session_id: this.io.session_id,
-      message_id: this.message!.message_id,
+      message_id: this.current!.message_id,
       part_id,
       field,
       offset,
@@ -152,17 +114,16 @@ export class StepWriter {
 
   /** Appends to the last text (or reasoning) part, starting a new one when the kind changes. */
   text(type: 'text' | 'reasoning', text: string): void {
-    const last = this.message?.parts[this.message.parts.length - 1]
+    const last = this.current?.parts[this.current.parts.length - 1]
     const part = last && last.type === type ? last : this.addPart({ type, part_id: newId('prt'), text: '' })
-    if (this.growing?.part !== part) this.growing = growingText(part)
-    const offset = this.growing.length
-    this.growing.append(text)
+    if (this.pending?.part !== part) this.pending = { part, pieces: [], length: part.text.length }
+    const p = this.pending
+    // The writer makes the offsets: a delta always appends right at the end.
+    const offset = p.length
+    p.pieces.push(text)
+    p.length += text.length
+    if (p.pieces.length >= PIECES) this.join()
     this.delta(part.part_id, 'text', offset, text)
-  }
-
-  private endText(): void {
-    this.growing?.end()
-    this.growing = null
   }
 
   startCall(tool_call_id: string, name: string): ToolCallPart {
@@ -195,6 +156,6 @@ export class StepWriter {
 
   close(): void {
     clearInterval(this.timer)
-    this.endText()
+    this.join()
   }
 }

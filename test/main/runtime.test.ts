@@ -55,10 +55,11 @@ describe('runtime: prompts, streaming and persistence (real SQLite file)', () =>
     const rec = record(s)
     const turn = await s.prompt({ query: 'go' })
     await rec.until((seen) => seen.filter((m) => m.variant === 'delta').length === first.length)
-    const live = (await allMessages(s)).at(-1)!
-    // The timed flush writes the whole text so far.
+    // The timed flush writes the whole text so far (read first: messages() joins the pieces too).
     await new Promise((r) => setTimeout(r, FLUSH_INTERVAL_MS * 2))
-    const flushed = rt.store.getMessage(live.message_id)!
+    const reply_id = rec.seen.find((m) => m.variant === 'delta')!.message_id
+    const flushed = rt.store.getMessage(reply_id)!
+    const live = (await allMessages(s)).at(-1)!
     resume()
     expect(await turn.finished).toEqual({ success: true })
     expect(live.status).toBe('streaming')

@@ -40,8 +40,8 @@ export interface ActiveTurn {
   /** Set after a restart: the next resume starts a new run of the same turn. */
   needsNewRun: boolean
   stopping: boolean
-  /** The assistant message being streamed, if any. */
-  streaming: SessionMessage | null
+  /** The step streaming an assistant message, if any (its `message` is whole when read). */
+  streaming: { readonly message: SessionMessage | null } | null
   /** Approvals and questions asked during the streaming step: opened when the step commits. */
   asks: Array<{ call: ToolCallPart; part: InteractionPart }>
   lastRequest: { system: string; message_count: number; tools: string[] } | null

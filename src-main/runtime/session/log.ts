@@ -97,7 +97,7 @@ export class MessageLog {
    * or the step's final save would overwrite it.
    */
   live(message_id: string): SessionMessage | undefined {
-    const streaming = this.ctx.active?.streaming
+    const streaming = this.ctx.active?.streaming?.message
     return streaming?.message_id === message_id ? streaming : this.ctx.store.getMessage(message_id)
   }
 }

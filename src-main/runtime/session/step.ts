@@ -48,19 +48,17 @@ export async function runStep(
     store: ctx.store,
     publish: (m) => ctx.publish(m),
     log: (m) => ctx.log(m),
-    open: (parts) => {
-      const m = log.append({
+    open: (parts) =>
+      log.append({
         role: 'assistant',
         kind: 'text',
         status: 'streaming',
         parts,
         turn_id: a.turn.turn_id,
         model: model.id,
-      })
-      a.streaming = m
-      return m
-    },
+      }),
   })
+  a.streaming = writer
   let cutOff = false
   try {
     for (let attempt = 1; ; attempt++) {

@@ -109,7 +109,7 @@ export function messagesPage(
   }
   const items = ctx.store.listMessages(ctx.id, { before_seq: before, limit: limit + 1 })
   const more = items.length > limit
-  const streaming = ctx.active?.streaming
+  const streaming = ctx.active?.streaming?.message
   // The store trails a streaming message by up to one flush.
   const page = items
     .slice(0, limit)
