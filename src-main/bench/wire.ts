@@ -181,7 +181,8 @@ export async function overTheWire(dir: string, sessions: number): Promise<void> 
       paint = performance.now() - t0
       await firstDeltas(20, 0)
       // BENCH_TAB_PROFILE=file keeps the tab's CPU profile of the back-to-back prompts (what the
-      // open app does while it is prompted; open it in Chromium's performance panel).
+      // open app does while it is prompted; open it in Chromium's performance panel), and
+      // file-idle (before the extension) of the prompts into an idle app.
       const profileTo = process.env.BENCH_TAB_PROFILE
       const cdp = profileTo ? await page.context().newCDPSession(page) : null
       if (cdp) {
@@ -216,6 +217,7 @@ export async function overTheWire(dir: string, sessions: number): Promise<void> 
       if (cdp && profileTo) {
         const { profile } = await cdp.send('Profiler.stop')
         writeFileSync(profileTo, JSON.stringify(profile))
+        await cdp.send('Profiler.start')
       }
       const idle = await perTurn(() =>
         interleaved(
@@ -225,6 +227,10 @@ export async function overTheWire(dir: string, sessions: number): Promise<void> 
         ),
       )
       tabbedIdle = idle.out
+      if (cdp && profileTo) {
+        const { profile } = await cdp.send('Profiler.stop')
+        writeFileSync(profileTo.replace(/(\.cpuprofile|\.json)?$/, '-idle$1'), JSON.stringify(profile))
+      }
       tabWork = `the open tab's main thread per turn: ${idle.ms.toFixed(1)} ms and ${idle.layouts.toFixed(1)} layouts into an idle app, ${b2b.ms.toFixed(1)} ms and ${b2b.layouts.toFixed(1)} back to back`
     } finally {
       await browser.close()
