@@ -182,11 +182,18 @@ export async function overTheWire(dir: string, sessions: number): Promise<void> 
       await firstDeltas(20, 0)
       // BENCH_TAB_PROFILE=file keeps the tab's CPU profile of the back-to-back prompts (what the
       // open app does while it is prompted; open it in Chromium's performance panel), and
-      // file-idle (before the extension) of the prompts into an idle app.
+      // file-idle (the suffix before any extension) the one of the prompts into an idle app.
       const profileTo = process.env.BENCH_TAB_PROFILE
       const cdp = profileTo ? await page.context().newCDPSession(page) : null
       if (cdp) {
         await cdp.send('Profiler.enable')
+        await cdp.send('Profiler.start')
+      }
+      /** Writes the profile since the last start to `to` and starts the next. */
+      const keepProfile = async (to: string) => {
+        if (!cdp) return
+        const { profile } = await cdp.send('Profiler.stop')
+        writeFileSync(to, JSON.stringify(profile))
         await cdp.send('Profiler.start')
       }
       // What the open app does for each turn (a user message and a short reply shown, the
@@ -214,11 +221,7 @@ export async function overTheWire(dir: string, sessions: number): Promise<void> 
         ),
       )
       tabbed = b2b.out
-      if (cdp && profileTo) {
-        const { profile } = await cdp.send('Profiler.stop')
-        writeFileSync(profileTo, JSON.stringify(profile))
-        await cdp.send('Profiler.start')
-      }
+      if (profileTo) await keepProfile(profileTo)
       const idle = await perTurn(() =>
         interleaved(
           (n) => firstDeltas(n, IDLE_MS),
@@ -227,10 +230,7 @@ export async function overTheWire(dir: string, sessions: number): Promise<void> 
         ),
       )
       tabbedIdle = idle.out
-      if (cdp && profileTo) {
-        const { profile } = await cdp.send('Profiler.stop')
-        writeFileSync(profileTo.replace(/(\.cpuprofile|\.json)?$/, '-idle$1'), JSON.stringify(profile))
-      }
+      if (profileTo) await keepProfile(profileTo.replace(/(\.cpuprofile|\.json)?$/, '-idle$1'))
       tabWork = `the open tab's main thread per turn: ${idle.ms.toFixed(1)} ms and ${idle.layouts.toFixed(1)} layouts into an idle app, ${b2b.ms.toFixed(1)} ms and ${b2b.layouts.toFixed(1)} back to back`
     } finally {
       await browser.close()
