@@ -1,3 +1,5 @@
+import { extendsText } from '../../src-shared/delta'
+
 /**
  * Splits markdown into independently renderable blocks so a streaming reply re-parses only its
  * last block each frame, and a finished reply re-uses every block it already rendered.
@@ -124,7 +126,7 @@ export function splitBlocksIncremental(
   max = MAX_BLOCK,
 ): BlockSplit {
   if (prev && prev.text === text && prev.max === max) return prev
-  const s = prev && prev.max === max && text.startsWith(prev.text) ? prev : fresh(max)
+  const s = prev && prev.max === max && extendsText(text, prev.text) ? prev : fresh(max)
   let done = s.done
   let { tailStart, fence, blank, cuts, cutFrom } = s
   const finish = (end: number) => {
@@ -306,7 +308,7 @@ function pieceEnd(text: string, start: number, size: number): number {
  * at its own line breaks, a code block looks the same. Grown from `prev` when the text only grew.
  */
 export function textPieces(prev: TextPieces | null, text: string, size = PIECE_CHARS): TextPieces {
-  const pieces = prev && text.startsWith(prev.text) ? prev.pieces.slice(0, -1) : []
+  const pieces = prev && extendsText(text, prev.text) ? prev.pieces.slice(0, -1) : []
   let start = 0
   for (const piece of pieces) start += piece.length
   while (text.length - start > size) {

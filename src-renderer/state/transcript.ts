@@ -7,7 +7,7 @@ import type {
   SessionMessage,
   SessionMutation,
 } from '../../src-shared/types'
-import { appendDelta } from '../../src-shared/delta'
+import { appendDelta, extendsText } from '../../src-shared/delta'
 import { MessageList } from './messages'
 
 /**
@@ -80,7 +80,7 @@ function keepStreamedText(incoming: SessionMessage, local: SessionMessage): Sess
     if (!mine || mine.type !== part.type) return part
     const theirs = textOf(part)
     const ours = textOf(mine)
-    if (theirs === null || ours === null || ours.length <= theirs.length || !ours.startsWith(theirs))
+    if (theirs === null || ours === null || ours.length <= theirs.length || !extendsText(ours, theirs))
       return part
     changed = true
     return part.type === 'tool_call' ? { ...part, input_text: ours } : { ...part, text: ours }

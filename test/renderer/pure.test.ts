@@ -12,7 +12,7 @@ import { checkpointLabel, describeChange } from '../../src-renderer/lib/history'
 import { matchShortcut } from '../../src-renderer/lib/shortcuts'
 import { computeOffsets, indexAt, visibleRange } from '../../src-renderer/lib/virtual'
 import { coalesceDeltas, followArchive, upsertSession, type ChatState } from '../../src-renderer/state/chat'
-import { appendDelta, joinDeltas } from '../../src-shared/delta'
+import { appendDelta, extendsText, joinDeltas } from '../../src-shared/delta'
 import { flattenTree, neighbour, sessionTree } from '../../src-renderer/state/tree'
 import { delta, info, messageMut, msg, text } from './fixtures'
 
@@ -256,6 +256,22 @@ describe('the one delta rule', () => {
     expect(appendDelta('Hello wor', 6, 'world!')).toBe('Hello world!')
     expect(appendDelta('Hello', 1, 'ell')).toBe('Hello')
     expect(appendDelta('Hi', 5, 'there')).toBeNull()
+  })
+
+  it('tells a text that only grew from one that changed', () => {
+    // Built a delta at a time, as the transcript builds a streamed text.
+    let grown = ''
+    for (let i = 0; i < 2000; i++) grown += `w${i} `
+    const before = grown
+    grown += 'more'
+    expect(extendsText(grown, before)).toBe(true)
+    expect(extendsText(before, before)).toBe(true)
+    expect(extendsText(grown, '')).toBe(true)
+    expect(extendsText(before, grown)).toBe(false)
+    // One character changed anywhere, the length kept or grown.
+    expect(extendsText(`x${grown.slice(1)}`, before)).toBe(false)
+    expect(extendsText(`${before.slice(0, 5000)}X${before.slice(5001)}more`, before)).toBe(false)
+    expect(extendsText(`${before.slice(0, -1)}X`, before)).toBe(false)
   })
 
   it('joins only a delta that continues the same part and field exactly', () => {
