@@ -185,4 +185,25 @@ test.describe('sessions', () => {
     await expect(list.getByRole('listitem')).toHaveCount(2) // the prompt and the reply quoting it
     await expect(list.locator('mark').first()).toHaveText('🎉')
   })
+
+  test('a long session list survives being hidden and shown again', async ({ page, host }) => {
+    // Enough chats that the list renders them in windows, many more than a window's worth:
+    // hidden, each row measures 0 (it was taken as its height, and the app went blank).
+    await host.withArbor(async (arbor) => {
+      for (let i = 0; i < 2000; i++) await arbor.sessions.create({ title: `Chat ${i}` })
+    })
+    const errors: string[] = []
+    page.on('pageerror', (err) => errors.push(err.message))
+    await openApp(page, host)
+    await expect(items(page).first()).toHaveText(/Chat \d+/)
+    const hidden = await page.addStyleTag({ content: '.sidebar-scroll { display: none }' })
+    // The list changes while hidden, then shows again: it still follows, nothing threw.
+    await host.rpc('sessions.create', { title: 'Made while hidden' })
+    await page.waitForTimeout(300)
+    await hidden.evaluate((style) => style.remove())
+    await expect(items(page).first()).toHaveText(/Made while hidden/)
+    await host.rpc('sessions.create', { title: 'Made after' })
+    await expect(items(page).first()).toHaveText(/Made after/)
+    expect(errors).toEqual([])
+  })
 })

@@ -16,8 +16,15 @@ const ROW_ESTIMATE = 44
 /** Rows rendered beyond the visible part of the list, above and below (px). */
 const OVERSCAN = 600
 
-/** Keeps a row's measured height; whether it changed (by half a pixel or more). */
-function record(heights: Map<string, number>, key: string, h: number): boolean {
+/**
+ * Keeps a row's measured height; whether it changed (by half a pixel or more). A row that is
+ * not laid out (the list hidden: `display: none` above it) measures 0, which is not its height:
+ * taken, every row fit in the view, the next rows were rendered to fill it, measured 0 in turn,
+ * and so on until React gave up (error #185) and the app went blank.
+ */
+function record(heights: Map<string, number>, key: string, row: HTMLElement): boolean {
+  if (row.offsetParent === null) return false
+  const h = row.offsetHeight
   if (Math.abs((heights.get(key) ?? -1) - h) < 0.5) return false
   heights.set(key, h)
   return true
@@ -134,7 +141,7 @@ function SessionList({ tree, openId }: { tree: TreeNode[]; openId: string | null
           const li = e.target as HTMLElement
           const key = li.dataset.key
           // The layout is clean while observers run: this reads it, it does not force one.
-          if (key && li.isConnected && record(heights, key, li.offsetHeight)) grew = true
+          if (key && li.isConnected && record(heights, key, li)) grew = true
         }
         if (grew) flushSync(() => setMeasured((n) => n + 1))
       })
@@ -144,7 +151,7 @@ function SessionList({ tree, openId }: { tree: TreeNode[]; openId: string | null
     for (const li of list.children) {
       const key = (li as HTMLElement).dataset.key
       if (!key) continue
-      if (!heights.has(key) && record(heights, key, (li as HTMLElement).offsetHeight)) changed = true
+      if (!heights.has(key) && record(heights, key, li as HTMLElement)) changed = true
       now.add(li)
       if (ro && !observed.current.has(li)) ro.observe(li)
     }
