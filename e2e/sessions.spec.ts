@@ -200,7 +200,7 @@ test.describe('sessions', () => {
     // The list changes while hidden, then shows again: it still follows, nothing threw.
     await host.rpc('sessions.create', { title: 'Made while hidden' })
     await page.waitForTimeout(300)
-    await hidden.evaluate((style) => style.remove())
+    await hidden.evaluate((style) => (style as Element).remove())
     await expect(items(page).first()).toHaveText(/Made while hidden/)
     await host.rpc('sessions.create', { title: 'Made after' })
     await expect(items(page).first()).toHaveText(/Made after/)
