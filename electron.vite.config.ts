@@ -58,6 +58,9 @@ export default defineConfig({
     build: {
       outDir: resolve(__dirname, 'out/renderer'),
       minify: true,
+      // Every asset a file of its own, never a data: URL in the CSS: the page's Content-Security-Policy
+      // allows fonts only from 'self', so an inlined one (KaTeX_Size3, under Vite's 4 KB limit) was refused.
+      assetsInlineLimit: 0,
       rolldownOptions: {
         input: { index: resolve(__dirname, 'src-renderer/index.html') },
       },
