@@ -186,6 +186,29 @@ test.describe('sessions', () => {
     await expect(list.locator('mark').first()).toHaveText('🎉')
   })
 
+  test('search shows the newest matches first, and older ones on demand', async ({ page, host }) => {
+    const fruit = await host.rpc('sessions.create', { title: 'Fruit' })
+    // Each prompt and its reply (the scripted model quotes it) match: 52 messages.
+    await seed(
+      host,
+      fruit.session_id,
+      Array.from({ length: 26 }, (_, i) => `apple number ${i}`),
+    )
+    await openApp(page, host)
+    await page.getByRole('searchbox', { name: 'Search messages' }).fill('apple')
+    const results = sidebar(page).getByRole('region', { name: 'Search results' })
+    const hits = results.getByRole('list', { name: 'Matches in Fruit' }).getByRole('listitem')
+    // 50 were asked for and came: the summary does not claim that is all of them.
+    await expect(results).toContainText('Newest 50 matches in 1 chat')
+    await expect(hits).toHaveCount(50)
+    await expect(hits.first()).toContainText('apple number 25')
+    await results.getByRole('button', { name: 'Show older matches' }).click()
+    await expect(results).toContainText('52 messages in 1 chat')
+    await expect(hits).toHaveCount(52)
+    await expect(hits.last()).toContainText('apple number 0')
+    await expect(results.getByRole('button', { name: 'Show older matches' })).toHaveCount(0)
+  })
+
   test('a long session list survives being hidden and shown again', async ({ page, host }) => {
     // Enough chats that the list renders them in windows, many more than a window's worth:
     // hidden, each row measures 0 (it was taken as its height, and the app went blank).

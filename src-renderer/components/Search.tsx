@@ -2,6 +2,7 @@ import { useEffect } from 'react'
 import { queryWords } from '../../src-shared/search-words'
 import type { SearchHit } from '../../src-shared/types'
 import { useActions, useApp } from '../state/hooks'
+import { SEARCH_MOST } from '../state/slices/search'
 import { SearchIcon } from './Icons'
 
 export const SEARCH_ID = 'session-search'
@@ -118,18 +119,23 @@ function hitChatName(title: string, titleMatch: boolean, messages: number): stri
 
 /** Hits grouped by chat; a chat's header opens it, a message hit scrolls its chat to the message. */
 export function SearchResults() {
-  const { query, hits, loading } = useApp((s) => s.search)
-  const { openAt, openSession, clearSearch } = useActions()
+  const { query, hits, loading, limit } = useApp((s) => s.search)
+  const { openAt, openSession, clearSearch, searchMore } = useActions()
   const focused = useApp((s) => s.focus?.message_id ?? null)
   const openId = useApp((s) => s.transcript?.session_id ?? null)
   const groups = hits ? groupByChat(hits) : []
   const messageCount = hits ? hits.filter((h) => h.match === 'message').length : 0
+  // As many as were asked for: there may be more, older ones (the newest come first).
+  const capped = messageCount >= limit
+  const chats = `${groups.length} ${groups.length === 1 ? 'chat' : 'chats'}`
   return (
     <section className="search-results" aria-label="Search results" aria-busy={loading}>
       <div className="search-summary">
         {hits === null
           ? 'Searching…'
-          : `${messageCount} ${messageCount === 1 ? 'message' : 'messages'} in ${groups.length} ${groups.length === 1 ? 'chat' : 'chats'}`}
+          : capped
+            ? `Newest ${messageCount} matches in ${chats}`
+            : `${messageCount} ${messageCount === 1 ? 'message' : 'messages'} in ${chats}`}
         <button type="button" className="btn btn-small btn-ghost" onClick={clearSearch}>
           Clear
         </button>
@@ -180,6 +186,21 @@ export function SearchResults() {
           ))}
         </ul>
       )}
+      {capped &&
+        (limit < SEARCH_MOST ? (
+          <button
+            type="button"
+            className="btn btn-small search-more"
+            disabled={loading}
+            onClick={() => void searchMore()}
+          >
+            Show older matches
+          </button>
+        ) : (
+          <p className="sidebar-empty">
+            Only the newest {limit} matches are shown: add a word to find older ones.
+          </p>
+        ))}
     </section>
   )
 }

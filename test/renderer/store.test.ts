@@ -331,9 +331,33 @@ describe('app store', () => {
         },
       ],
       loading: false,
+      limit: 50,
     })
     app.actions.clearSearch()
     expect(state().search.hits).toBeNull()
+  })
+
+  it('search asks for the newest 50 matches, and 200 when older ones are asked for', async () => {
+    const { host, app, state } = setup()
+    await app.actions.boot()
+    const asked: Array<{ query: string; limit?: number }> = []
+    host.on('sessions.search', (params) => {
+      asked.push(params)
+      return []
+    })
+    app.actions.setQuery('apple')
+    await app.actions.search('apple')
+    await app.actions.searchMore()
+    expect(state().search).toMatchObject({ query: 'apple', limit: 200, loading: false })
+    // A new text starts again from the newest 50.
+    app.actions.setQuery('pear')
+    await app.actions.search('pear')
+    expect(state().search.limit).toBe(50)
+    expect(asked).toEqual([
+      { query: 'apple', limit: 50 },
+      { query: 'apple', limit: 200 },
+      { query: 'pear', limit: 50 },
+    ])
   })
 
   it('opening a search hit loads older pages until the message is there, then focuses it', async () => {
