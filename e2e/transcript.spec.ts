@@ -1,3 +1,4 @@
+import { richReply } from '../src-main/bench/seed'
 import { expect, openApp, seed, send, test, transcript } from './fixtures'
 
 test.describe('transcript', () => {
@@ -192,6 +193,49 @@ test.describe('transcript', () => {
     // Back to the newest with one click.
     await page.getByRole('button', { name: 'Jump to latest ↓' }).click()
     await expect(page.getByRole('article', { name: 'Assistant' }).last()).toBeInViewport()
+  })
+
+  test('a view at the newest message stays there when the window is resized', async ({ page, host }) => {
+    // Turns, then a long reply of text and code (laid out in sections near the view): a narrower
+    // window reflows them all, the composer's hint wraps, and the browser moves the view as it
+    // lays them out again. No one scrolled: the view must end where it was, at the newest words.
+    const base = await host.rpc('sessions.create', { title: 'Resized' })
+    await seed(host, base.session_id, [...Array<string>(6).fill('/stream 300 0'), 'the code'])
+    const file = await host.withArbor((arbor) => arbor.sessions.export(base.session_id, { format: 'json' }))
+    const chat = JSON.parse(file.text) as {
+      sessions: Array<{ messages: Array<{ role: string; parts: Array<{ text?: string }> }> }>
+    }
+    const reply = chat.sessions[0]!.messages.filter((m) => m.role === 'assistant').at(-1)!
+    reply.parts[0]!.text = richReply() // 500 code blocks and 200 tables, as the bench's
+    const { sessions } = await host.withArbor((arbor) =>
+      arbor.sessions.import({ data: JSON.stringify(chat) }),
+    )
+    await openApp(page, host)
+    await page.evaluate((id) => (window.location.hash = `#/s/${id}`), sessions[0]!.session_id)
+    const log = transcript(page)
+    const last = page.getByRole('article', { name: 'Assistant' }).last()
+    // Its end parsed as markdown (a code block, tables), as a reader would see it.
+    await expect(last.locator('pre').last()).toContainText('compute(499, 7)')
+    await expect(last.locator('table').last()).toContainText('cell text 4')
+    const atEnd = () => log.evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight)
+    await expect.poll(atEnd).toBeLessThanOrEqual(2)
+    // Several sizes: how the browser moves the view depends on where a frame's layout falls.
+    for (const [width, height] of [
+      [700, 700],
+      [1280, 800],
+      [900, 620],
+      [1000, 560],
+      [760, 740],
+      [1280, 800],
+    ]) {
+      await page.setViewportSize({ width, height })
+      await expect.poll(atEnd).toBeLessThanOrEqual(2)
+      await expect(page.getByRole('button', { name: 'Jump to latest ↓' })).toHaveCount(0)
+    }
+    // Scrolling up (the wheel) still leaves the newest words.
+    await log.hover()
+    await page.mouse.wheel(0, -1500)
+    await expect(page.getByRole('button', { name: 'Jump to latest ↓' })).toBeVisible()
   })
 
   test('a chat opened from another one starts at its newest message, every time', async ({ page, host }) => {
