@@ -368,7 +368,14 @@ describe('app store', () => {
       c5: { items: [msg('m1', 1)], next_cursor: null },
     }
     host.on('session.messages', ({ cursor }) => pages[cursor as string])
+    // The pages are merged together: no transcript in between holds the first but not the second.
+    const seen: string[][] = []
+    const stop = app.store.subscribe((s) =>
+      seen.push(s.transcript?.messages.toArray().map((m) => m.message_id) ?? []),
+    )
     await app.actions.openAt(SID, 'm1')
+    stop()
+    expect(seen.filter((ids) => ids.includes('m5') && !ids.includes('m1'))).toEqual([])
     expect(
       state()
         .transcript?.messages.toArray()
@@ -379,6 +386,57 @@ describe('app store', () => {
       .filter((c) => c.method === 'session.messages')
       .map((c) => (c.params as { limit: number }).limit)
     expect(limits.slice(-2)).toEqual([500, 500])
+  })
+
+  it('a seek merges only the pages that continue the transcript as it is when they arrive', async () => {
+    const { host, app, state } = setup({ items: [msg('m9', 9)], next_cursor: 'c9' })
+    await app.actions.boot()
+    let release: () => void = () => {}
+    const gate = new Promise<void>((ok) => (release = ok))
+    let newest = { items: [msg('m9', 9)], next_cursor: 'c9' as string | null }
+    const pages: Record<string, { items: ReturnType<typeof msg>[]; next_cursor: string | null }> = {
+      c9: { items: [msg('m7', 7)], next_cursor: 'c7' },
+      c7: { items: [msg('m5', 5)], next_cursor: 'c5' },
+      c5: { items: [msg('m1', 1)], next_cursor: null },
+    }
+    // The seek's last page waits; meanwhile a scroll loads the first older page on its own.
+    host.on('session.messages', async ({ cursor }) => {
+      if (!cursor) return newest
+      if (cursor === 'c5') await gate
+      return pages[cursor as string]
+    })
+    const seek = app.actions.openAt(SID, 'm1')
+    await new Promise((r) => setTimeout(r, 20))
+    await app.actions.loadOlder()
+    release()
+    await seek
+    const ids = () =>
+      state()
+        .transcript?.messages.toArray()
+        .map((m) => m.message_id)
+    expect(ids()).toEqual(['m1', 'm5', 'm7', 'm9'])
+    expect(state().transcript?.older_cursor).toBeNull()
+    expect(state().focus?.message_id).toBe('m1')
+
+    // The chat read again from its end while a seek runs (many new messages: its first page
+    // now ends elsewhere): the pages read for the old end would leave a hole, so none is merged.
+    const again = new Promise<void>((ok) => (release = ok))
+    host.on('session.messages', async ({ cursor }) => {
+      if (!cursor) return newest
+      if (cursor === 'c5') await again
+      return pages[cursor as string]
+    })
+    newest = { items: [msg('m9', 9)], next_cursor: 'c9' }
+    await app.actions.openSession('ses_other').catch(() => {})
+    await app.actions.openSession(SID)
+    const second = app.actions.openAt(SID, 'm1')
+    await new Promise((r) => setTimeout(r, 20))
+    newest = { items: [msg('m30', 30)], next_cursor: 'c30' }
+    await app.actions.openSession('ses_other').catch(() => {})
+    await app.actions.openSession(SID)
+    release()
+    await second
+    expect(ids()).toEqual(['m30'])
   })
 
   it('Retry and Regenerate run the turn again as a new version: a fork before its prompt, the prompt sent there', async () => {

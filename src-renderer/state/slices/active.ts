@@ -305,17 +305,13 @@ export function createActiveSlice(api: SliceApi): Slice<ActiveState, ActiveActio
 
     async openAt(session_id, message_id) {
       await actions.openSession(session_id)
-      // Older pages until the message is loaded (bigger pages: this is a seek, not a scroll).
-      for (let guard = 0; guard < 200; guard++) {
-        const t = get().transcript
-        if (t?.session_id !== session_id) return
-        if (t.messages.indexOf(message_id) >= 0) break
-        try {
-          if (!(await sync.older(500))) break
-        } catch (err) {
-          api.fail('Could not load earlier messages', err)
-          return
-        }
+      // Older pages until the message is loaded: bigger ones, merged together (a seek, not a
+      // scroll), at most 200 (100,000 messages back).
+      try {
+        await sync.seek(message_id, 500, 200)
+      } catch (err) {
+        api.fail('Could not load earlier messages', err)
+        return
       }
       if (openId(api) === session_id) set({ focus: { message_id, nonce: Date.now() } })
     },
