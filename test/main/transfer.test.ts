@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { Runtime, Session } from '../../src-main/runtime'
 import type { Store } from '../../src-main/store'
 import type { SessionMessage } from '../../src-shared/types'
-import { allMessages, dumpDatabase, refusal, sqliteRuntime, tempDir, textOf } from './helpers'
+import { allMessages, dumpDatabase, refusal, sqliteRuntime, tempDir, textOf, writeMessages } from './helpers'
 
 /** What an import must reproduce of a message (ids and seqs may differ; everything else not). */
 const content = (m: SessionMessage) => ({
@@ -38,7 +38,52 @@ async function tree(rt: Runtime, session: Session) {
   return { info, messages: (await allMessages(session)).map(content) }
 }
 
+/** Every message of a session, newest first, page by page. */
+async function every(session: Session): Promise<SessionMessage[]> {
+  const out: SessionMessage[] = []
+  let cursor: string | null = null
+  do {
+    const page = await session.messages({ cursor, limit: 500 })
+    out.push(...page.items)
+    cursor = page.next_cursor
+  } while (cursor)
+  return out
+}
+
 describe('Export and import', () => {
+  it('a long chat is exported a page at a time: the host goes on meanwhile, and the file imports back whole', async () => {
+    const rt = sqliteRuntime()
+    const long = await rt.sessions.create({ title: 'Long' })
+    writeMessages(
+      rt,
+      long.session_id,
+      3_000,
+      'long',
+      (i) => `message ${i} with "quotes", a \\ and a line\nbreak`,
+    )
+    for (const format of ['json', 'markdown'] as const) {
+      // Turns of the event loop while the export runs: other windows and streams are served.
+      let turns = 0
+      let ticking = true
+      const tick = () => {
+        turns++
+        if (ticking) setImmediate(tick)
+      }
+      setImmediate(tick)
+      const file = await rt.sessions.export(long.session_id, { format })
+      ticking = false
+      expect(turns).toBeGreaterThan(3)
+      if (format === 'markdown') expect(file.text).toContain('message 2999 with')
+      else {
+        const other = sqliteRuntime()
+        const { sessions } = await other.sessions.import({ data: file.text })
+        const back = await every(await other.sessions.get(sessions[0]!.session_id))
+        expect(back).toHaveLength(3_000)
+        expect(back.map(content)).toEqual((await every(long)).map(content))
+      }
+    }
+  })
+
   it('a JSON export imports back as the same chat and forks, with the same fork points, twice', async () => {
     const rt = sqliteRuntime()
     const { root, fork, grand } = await chatWithForks(rt)

@@ -1,10 +1,14 @@
 import type { ChatExportResult, ExportFormat, SessionMessage } from '../../../src-shared/types'
 import type { SessionRow, Store } from '../../store'
 import { CHAT_FILE_FORMAT, CHAT_FILE_VERSION, type ChatFile, type ChatFileSession } from './format'
+import { breathe } from './breathe'
 import { chatMarkdown } from './markdown'
 
-/** Every visible message of a session's lineage, oldest first (paged: a chat may be long). */
-export function lineageMessages(store: Store, session_id: string): SessionMessage[] {
+/**
+ * Every visible message of a session's lineage, oldest first, read a page at a time (a chat may
+ * be long). Pages are read by seq from the newest down, so messages added meanwhile are not in it.
+ */
+export async function lineageMessages(store: Store, session_id: string): Promise<SessionMessage[]> {
   const pages: SessionMessage[][] = []
   let before: number | undefined
   for (;;) {
@@ -13,6 +17,7 @@ export function lineageMessages(store: Store, session_id: string): SessionMessag
     pages.push(page)
     before = page[page.length - 1]!.seq
     if (page.length < 500) break
+    await breathe()
   }
   return pages.flat().reverse()
 }
@@ -48,12 +53,17 @@ function fileMessage(m: SessionMessage, seq: number): ChatFileSession['messages'
  * The chat and the tree of forks below it, renumbered: the chat's visible history becomes seqs
  * 1..n, and each fork's own messages continue from its fork point in its parent's numbering.
  */
-export function chatFileOf(store: Store, root: SessionRow, now: number, app?: string): ChatFile {
+export async function chatFileOf(
+  store: Store,
+  root: SessionRow,
+  now: number,
+  app?: string,
+): Promise<ChatFile> {
   const sessions: ChatFileSession[] = []
   // Each exported session's lineage as database seqs, in file order (file seq = index + 1).
   const lineages = new Map<string, number[]>()
-  const visit = (row: SessionRow, parent: SessionRow | null) => {
-    const all = lineageMessages(store, row.session_id)
+  const visit = async (row: SessionRow, parent: SessionRow | null) => {
+    const all = await lineageMessages(store, row.session_id)
     const inherited = parent ? lineages.get(parent.session_id)!.filter((s) => s <= row.fork_seq) : []
     const own = parent ? all.filter((m) => m.seq > row.fork_seq) : all
     const lineage = [...inherited, ...own.map((m) => m.seq)]
@@ -70,9 +80,9 @@ export function chatFileOf(store: Store, root: SessionRow, now: number, app?: st
       context_from_seq: fileStart(row.context_from_seq, lineage),
       messages: own.map((m, i) => fileMessage(m, inherited.length + i + 1)),
     })
-    for (const child of store.forksOf(row.session_id)) visit(child, row)
+    for (const child of store.forksOf(row.session_id)) await visit(child, row)
   }
-  visit(root, null)
+  await visit(root, null)
   return {
     format: CHAT_FILE_FORMAT,
     version: CHAT_FILE_VERSION,
@@ -93,25 +103,50 @@ export function fileName(title: string, ext: string): string {
   return `${base}.${ext}`
 }
 
+/**
+ * The file's JSON: one message a line, written a thousand at a time between turns of the event
+ * loop (the whole file in one JSON.stringify stopped the app for as long as it took).
+ */
+async function fileText(file: ChatFile): Promise<string> {
+  const { sessions, ...head } = file
+  const out: string[] = []
+  // `{ …head, "sessions": [` as JSON.stringify writes it with one space of indent.
+  const top = JSON.stringify({ ...head, sessions: [] }, null, 1)
+  out.push(`${top.slice(0, top.lastIndexOf('[]'))}[\n`)
+  let written = 0
+  for (const [i, { messages, ...session }] of sessions.entries()) {
+    const open = JSON.stringify({ ...session, messages: [] })
+    out.push(`${i ? ',\n' : ''}  ${open.slice(0, -3)}[\n`)
+    for (const [k, m] of messages.entries()) {
+      out.push(`${k ? ',\n' : ''}   ${JSON.stringify(m)}`)
+      if (++written % 1000 === 0) await breathe()
+    }
+    out.push('\n  ]}')
+  }
+  out.push('\n ]\n}\n')
+  return out.join('')
+}
+
 /** The chat as a file to download: Markdown to read, or JSON (with its forks) to import back. */
-export function exportChat(
+export async function exportChat(
   store: Store,
   session_id: string,
   format: ExportFormat,
   now: number,
-): ChatExportResult {
+): Promise<ChatExportResult> {
   const row = store.getSession(session_id)!
   if (format === 'json')
     return {
       format,
       filename: fileName(row.title, 'json'),
       mime_type: 'application/json',
-      text: `${JSON.stringify(chatFileOf(store, row, now, 'Arbor'), null, 1)}\n`,
+      text: await fileText(await chatFileOf(store, row, now, 'Arbor')),
     }
+  const messages = await lineageMessages(store, session_id)
   return {
     format,
     filename: fileName(row.title, 'md'),
     mime_type: 'text/markdown',
-    text: chatMarkdown(row, lineageMessages(store, session_id), store.forksOf(session_id), now),
+    text: await chatMarkdown(row, messages, store.forksOf(session_id), now),
   }
 }

@@ -1,5 +1,6 @@
 import type { MessagePart, SessionMessage } from '../../../src-shared/types'
 import type { SessionRow } from '../../store'
+import { breathe } from './breathe'
 
 const when = (t: number) =>
   new Date(t)
@@ -69,19 +70,20 @@ function heading(m: SessionMessage): string {
 }
 
 /** A readable transcript: who said what and when, tool calls with their input and output. */
-export function chatMarkdown(
+export async function chatMarkdown(
   row: SessionRow,
   messages: SessionMessage[],
   forks: SessionRow[],
   now: number,
-): string {
+): Promise<string> {
   const lines = [
     `# ${row.title}`,
     '',
     `Exported from Arbor on ${when(now)} · created ${when(row.created_at)} · model ${row.model} · ${messages.length} messages`,
     '',
   ]
-  for (const m of messages) {
+  for (const [i, m] of messages.entries()) {
+    if (i % 1000 === 999) await breathe()
     lines.push(heading(m), '')
     const body = m.parts.map(part).filter((t) => t.trim() !== '')
     lines.push(body.length ? body.join('\n\n') : '_(empty)_', '')
