@@ -126,17 +126,6 @@ async function stateBench() {
     const t = transcript.loadPage(transcript.emptyTranscript('ses_bench'), { items, next_cursor: 'older' })
     return { state: { sessions: [], transcript: t }, first }
   }
-  const time = (runs, fn) => {
-    for (let i = 0; i < Math.min(50, runs); i++) fn(i) // warm up
-    const samples = []
-    for (let i = 0; i < runs; i++) {
-      const t0 = performance.now()
-      fn(i)
-      samples.push(performance.now() - t0)
-    }
-    return median(samples)
-  }
-
   /**
    * What Transcript.tsx does on each render: its row layout follows the list (rows added) and
    * takes the rows measured since, then finds the rows in the viewport.
@@ -153,12 +142,20 @@ async function stateBench() {
     layout(state.transcript, rows, [])
     return rows
   }
-  const perDelta = (n) => {
+  /**
+   * A stream into a transcript of n messages: each call times `count` deltas (one each) and
+   * returns the samples. Like merging a page, one delta is a few microseconds: the two sizes are
+   * sampled in alternating rounds (a GC, the JIT or another process then weighs on both alike;
+   * timed one after the other, the ratio went from 0.68 to 2.03 between two runs of one hour).
+   */
+  const streamInto = (n) => {
     let { state } = stateWith(n)
     const rows = rowsFor(state)
     const last = state.transcript.messages.last()
     let text = last.parts[0].text
-    return time(2000, (i) => {
+    let i = 0
+    const one = () => {
+      i++
       const word = ` w${i}`
       const delta = {
         variant: 'delta',
@@ -173,7 +170,17 @@ async function stateBench() {
       state = chat.applyMutations(state, [delta])
       heights.set(last.message_id, 100 + (i % 40))
       layout(state.transcript, rows, [last.message_id])
-    })
+    }
+    for (let k = 0; k < 50; k++) one() // warm up
+    return (count) => {
+      const samples = []
+      for (let k = 0; k < count; k++) {
+        const t0 = performance.now()
+        one()
+        samples.push(performance.now() - t0)
+      }
+      return samples
+    }
   }
   /**
    * Merging one older page takes ~30 µs, so one sample is at the mercy of a GC or another
@@ -194,9 +201,28 @@ async function stateBench() {
       return performance.now() - t0
     })
   }
-  const d100 = perDelta(100)
-  const d100k = perDelta(BIG)
-  report('apply one delta + layout, 100,000 messages loaded', d100k, 'ms', '100 loaded', d100, 2)
+  const streams = { 100: streamInto(100), [BIG]: streamInto(BIG) }
+  const deltas = { 100: [], [BIG]: [] }
+  const deltaRatios = []
+  for (let r = 0; r < 8; r++) {
+    const round = {}
+    for (const n of r % 2 ? [BIG, 100] : [100, BIG]) {
+      round[n] = streams[n](250)
+      deltas[n].push(...round[n])
+    }
+    deltaRatios.push(median(round[BIG]) / median(round[100]))
+  }
+  console.log(
+    `ui: (apply one delta: 8 rounds × 250 deltas per size; per-round ratio ${Math.min(...deltaRatios).toFixed(2)}–${Math.max(...deltaRatios).toFixed(2)}, median ${median(deltaRatios).toFixed(2)})`,
+  )
+  report(
+    'apply one delta + layout, 100,000 messages loaded',
+    median(deltas[BIG]),
+    'ms',
+    '100 loaded',
+    median(deltas[100]),
+    2,
+  )
   pageSamples(100, 40) // warm up both sizes
   pageSamples(BIG, 40)
   const pages = { 100: [], [BIG]: [] }
