@@ -5,6 +5,7 @@
 import { memo, useCallback, useEffect, useLayoutEffect, useReducer, useRef, useState } from 'react'
 import { flushSync } from 'react-dom'
 import type { SessionMessage } from '../../src-shared/types'
+import { useReaderInput } from '../lib/reader-input'
 import { RowLayout } from '../lib/rows'
 import { useActions, useApp } from '../state/hooks'
 import { MessageList } from '../state/messages'
@@ -13,8 +14,6 @@ import { MessageView } from './MessageView'
 
 /** How close to the bottom (px) still counts as "following" the conversation. */
 const FOLLOW_SLACK = 64
-/** A scroll this soon after the reader's wheel, finger or key is theirs (ms). */
-const READER_MS = 800
 /** Rendered beyond the viewport, above and below (px). */
 const OVERSCAN = 900
 /** Nearer than this to the top (px), the next older page loads. */
@@ -134,8 +133,6 @@ export function Transcript() {
   const expected = useRef<number | null>(null)
   /** The list's and the viewport's heights when the view was last put at the end. */
   const seen = useRef({ list: 0, viewport: 0 })
-  /** When the reader last used the wheel, a finger, a key or the scrollbar (and whether it is held). */
-  const input = useRef({ at: -Infinity, held: false })
   const handledFocus = useRef<number | null>(null)
 
   const sessionId = transcript?.session_id
@@ -196,34 +193,7 @@ export function Transcript() {
     [scrollTo],
   )
 
-  // What the reader does to scroll: a scroll without any of it is the browser's (a reflow).
-  useEffect(() => {
-    const el = ref.current
-    if (!el) return
-    const used = () => (input.current.at = performance.now())
-    const down = () => {
-      used()
-      input.current.held = true
-    }
-    const up = () => {
-      used()
-      input.current.held = false
-    }
-    el.addEventListener('wheel', used, { passive: true })
-    el.addEventListener('touchmove', used, { passive: true })
-    el.addEventListener('pointerdown', down)
-    window.addEventListener('pointerup', up)
-    window.addEventListener('pointercancel', up)
-    window.addEventListener('keydown', used)
-    return () => {
-      el.removeEventListener('wheel', used)
-      el.removeEventListener('touchmove', used)
-      el.removeEventListener('pointerdown', down)
-      window.removeEventListener('pointerup', up)
-      window.removeEventListener('pointercancel', up)
-      window.removeEventListener('keydown', used)
-    }
-  }, [])
+  const readerScrolling = useReaderInput(ref)
 
   // Rows that change size after rendering (a details opened, the window resized, fonts loaded),
   // and the list's height (any change of what the view scrolls). Called after the browser's own
@@ -359,20 +329,21 @@ export function Transcript() {
     const mine = expected.current !== null && Math.abs(top - expected.current) < 1
     expected.current = null
     const { messages: list, padTop: pad, olderCursor: cursor, loadingOlder: busy } = latest.current
-    if (!mine && view.follow && !input.current.held && performance.now() - input.current.at > READER_MS) {
+    const gap = el.scrollHeight - top - el.clientHeight
+    if (!mine && view.follow && !readerScrolling()) {
       // The view left the end although the reader did nothing: the browser moved it while it
       // laid the list out again (a resized window reflows a long reply, and keeps some line in
       // place), by no more than the list and the viewport changed since the view was at the
       // end. It goes back there; a find in the page or a screen reader moves it further.
       const moved =
         Math.abs(el.scrollHeight - seen.current.list) + Math.abs(el.clientHeight - seen.current.viewport)
-      if (el.scrollHeight - top - el.clientHeight <= moved + FOLLOW_SLACK) {
+      if (gap <= moved + FOLLOW_SLACK) {
         pinToEnd(el)
         return
       }
     }
     if (!mine) {
-      const atBottom = el.scrollHeight - top - el.clientHeight <= FOLLOW_SLACK
+      const atBottom = gap <= FOLLOW_SLACK
       view.follow = atBottom
       setAway(!atBottom)
       const i = rows.indexAt(Math.max(0, top - pad))

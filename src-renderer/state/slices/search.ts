@@ -16,6 +16,9 @@ export interface SearchState {
   limit: number
 }
 
+/** The state of a search field holding `query` (nothing searched for yet). */
+const idle = (query = ''): SearchState => ({ query, hits: null, loading: false, limit: SEARCH_FIRST })
+
 export interface SearchSliceState {
   search: SearchState
 }
@@ -52,16 +55,12 @@ export function createSearchSlice(api: SliceApi): Slice<SearchSliceState, Search
     searchMore: () => run(get().search.query, SEARCH_MOST),
 
     setQuery(query) {
-      set((s) => ({
-        search: query.trim()
-          ? { ...s.search, query }
-          : { query, hits: null, loading: false, limit: SEARCH_FIRST },
-      }))
+      set((s) => ({ search: query.trim() ? { ...s.search, query } : idle(query) }))
     },
 
     clearSearch() {
-      set({ search: { query: '', hits: null, loading: false, limit: SEARCH_FIRST }, focus: null })
+      set({ search: idle(), focus: null })
     },
   }
-  return { state: { search: { query: '', hits: null, loading: false, limit: SEARCH_FIRST } }, actions }
+  return { state: { search: idle() }, actions }
 }
