@@ -278,7 +278,7 @@ export class SessionRegistry {
       },
       import: async (opts) => {
         const r = check('sessions.import', opts ?? {})
-        const rows = importChat(store, r.data, {
+        const rows = await importChat(store, r.data, {
           defaults: this.base.defaults(),
           models: this.base.models,
           now: this.base.now(),

@@ -4,6 +4,7 @@ import type { Store } from '../store'
 import { backupWith, listBackups, type BackupInfo } from '../store/backup'
 import { backupOnThread, integrityCheck } from '../store/search-client'
 import { damageMessage } from '../store/sqlite/db'
+import { discardImport } from './transfer'
 import { TRASH_PURGE_EVERY_MS } from './trash'
 
 /** How often Arbor backs up a database in use. */
@@ -66,6 +67,16 @@ export function startUpkeep(o: UpkeepOptions): Upkeep {
   purge()
   const purgeTimer = setInterval(purge, TRASH_PURGE_EVERY_MS)
   purgeTimer.unref()
+
+  // Imports cut short (by a crash, or a disk that failed even their clean-up) are deleted, a
+  // chunk of messages per turn of the event loop. Nothing showed them meanwhile.
+  const discardUnfinished = async () => {
+    for (const { import_id } of store.unfinishedImports())
+      await discardImport(store, import_id, () => stopped)
+  }
+  discardUnfinished().catch((err: unknown) =>
+    log(`deleting an unfinished import failed, tried again at the next start: ${String(err)}`),
+  )
 
   // The full-text backlog of a database written before search was indexed at write time is
   // indexed in small chunks (500 rows or ~5 ms), one event-loop turn each: search works

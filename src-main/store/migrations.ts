@@ -170,4 +170,20 @@ export const migrations: Array<{ version: number; name: string; sql: string }> =
       CREATE INDEX sessions_trashed ON sessions(trashed_at) WHERE trashed_at IS NOT NULL;
     `,
   },
+  {
+    version: 6,
+    name: 'chats imported a chunk at a time',
+    sql: `
+      -- A chat being imported: its messages are written a chunk (one transaction) at a time,
+      -- under session ids that have no session row yet, so nothing lists, opens or finds them;
+      -- the last transaction creates the sessions and deletes this row. A row still here at
+      -- open is an import that never finished (a crash, a failed write): its messages are
+      -- deleted then, a chunk at a time. session_ids (JSON) are reserved until the row goes.
+      CREATE TABLE imports (
+        import_id TEXT PRIMARY KEY,
+        session_ids TEXT NOT NULL,
+        created_at INTEGER NOT NULL
+      ) WITHOUT ROWID;
+    `,
+  },
 ]

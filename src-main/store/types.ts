@@ -199,7 +199,10 @@ export interface SessionStore {
   isTrashed(session_id: string): boolean
   /** The live forks made directly from this session, oldest first. */
   forksOf(session_id: string): SessionRow[]
-  /** True when any session row (live, or a removed one kept for its forks) has this id. */
+  /**
+   * True when any session row (live, or a removed one kept for its forks) has this id, or an
+   * unfinished import has reserved it.
+   */
   sessionIdTaken(session_id: string): boolean
   /** Sessions with unfinished turns or queued commands: what recovery must look at. */
   recoverableSessions(): string[]
@@ -233,6 +236,30 @@ export interface MessageLog {
    * kept at write time), in one transaction, stopping early once `budget_ms` have passed. `indexed_upto === total` once there is none left.
    */
   indexBacklog(max: number, budget_ms?: number): { indexed_upto: number; total: number }
+}
+
+/**
+ * Chats imported a chunk at a time (migration 6). The messages are written first, under session
+ * ids with no session row yet, so nothing shows them; the sessions are created in one last
+ * transaction with `endImport`. An import that never got there is discarded at the next open.
+ */
+export interface ImportStore {
+  /** Reserves the session ids an import will create (sessionIdTaken answers true for them). */
+  beginImport(import_id: string, session_ids: string[], now: number): void
+  /**
+   * Writes a chunk of an import's messages, each at the seq it gives, indexed for search, in
+   * one transaction. Their sessions must be reserved by an unfinished import.
+   */
+  importMessages(import_id: string, messages: SessionMessage[]): void
+  /** Drops the import's reservation: call it in the transaction that creates its sessions. */
+  endImport(import_id: string): void
+  /** Imports begun and neither ended nor discarded, oldest first. */
+  unfinishedImports(): Array<{ import_id: string; session_ids: string[] }>
+  /**
+   * Deletes up to `max` of an unfinished import's messages in one transaction, and the import
+   * itself once none is left. Answers how many messages were deleted (0: it is gone).
+   */
+  discardImport(import_id: string, max: number): number
 }
 
 /** The durable work queue: commands, the turns that run them, and the approvals they wait on. */
@@ -270,7 +297,8 @@ export interface CheckpointStore {
  * is, and a synchronous store makes "persist, then publish" a plain sequence with no
  * interleaving. Code that needs one part can take the narrow interface instead.
  */
-export interface Store extends SettingsStore, SessionStore, MessageLog, CommandLog, CheckpointStore {
+export interface Store
+  extends SettingsStore, SessionStore, MessageLog, CommandLog, CheckpointStore, ImportStore {
   readonly kind: 'sqlite' | 'memory'
   /** The file was too large to check at open: check it off the main thread (see CHECK_AT_OPEN_MAX_BYTES). */
   readonly checkDeferred: boolean

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { openRuntime, type Runtime, type Session } from '../../src-main/runtime'
 import type { Store } from '../../src-main/store'
 import type { InteractionPart, SessionMessage, SessionMutation } from '../../src-shared/types'
-import { eventually, failOnListenerError, tempDir, textOf } from './helpers'
+import { dumpDatabase, eventually, failOnListenerError, tempDir, textOf, writeMessages } from './helpers'
 
 /**
  * Crash at every store write, the way SQLite tests itself: run one scripted scenario (prompt,
@@ -25,6 +25,10 @@ const WRITES = new Set<keyof Store>([
   'saveTurn',
   'saveInteraction',
   'commit_session_snapshot',
+  'beginImport',
+  'importMessages',
+  'endImport',
+  'discardImport',
 ])
 
 class PowerLoss extends Error {
@@ -280,5 +284,74 @@ describe('crash at every write of recovery', () => {
       }
     }
     expect(completed).toBe(true)
+  }, 120_000)
+})
+
+describe('crash at every write of an import', () => {
+  it('leaves the whole chat or nothing of it, and what a crash left is deleted at the next open', async () => {
+    // The file: a chat of 2,500 messages (three chunks) with a fork, and a fork of that fork.
+    const source = openRuntime({ dataDir: tempDir(), log: () => {}, onListenerError: failOnListenerError })
+    const root = await source.sessions.create({ title: 'Imported' })
+    writeMessages(source, root.session_id, 2_500, 'imp', (i) => `quokka number ${i}`)
+    const fork = await root.fork({})
+    await (
+      await fork.prompt({ query: 'forked once' })
+    ).finished
+    await (
+      await (await fork.fork({})).prompt({ query: 'forked twice' })
+    ).finished
+    const data = (await source.sessions.export(root.session_id, { format: 'json' })).text
+    await source.close()
+    const whole = 2_500 + 2 + 2
+
+    let completed = false
+    let crashes = 0
+    for (let crashAt = 1; crashAt < 100 && !completed; crashAt++) {
+      const dir = tempDir()
+      const mine = openRuntime({ dataDir: dir, log: () => {} })
+      await mine.sessions.create({ session_id: 'mine', title: 'Mine' })
+      await mine.close()
+
+      let harness!: ReturnType<typeof crashingStore>
+      const rt = openRuntime({
+        dataDir: dir,
+        log: () => {},
+        wrapStore: (raw) => (harness = crashingStore(raw, crashAt)).store,
+      })
+      const outcome = await rt.sessions.import({ data }).then(
+        () => 'imported',
+        (err: unknown) => String(err),
+      )
+      if (harness.state.crashed) crashes++
+      else {
+        completed = true
+        expect(outcome).toBe('imported')
+      }
+      await rt.close().catch(() => undefined)
+
+      const where = `crash at write ${crashAt}`
+      const again = openRuntime({ dataDir: dir, log: () => {}, onListenerError: failOnListenerError })
+      try {
+        // What the crash left is deleted in the background, a chunk at a time.
+        await eventually(() => again.store.unfinishedImports().length === 0, `${where}: the import discarded`)
+        const titles = (await again.sessions.list()).map((i) => i.title).sort()
+        const hits = (await again.sessions.search('quokka', { limit: 5 })).length
+        if (titles.length === 1) {
+          expect(titles, where).toEqual(['Mine'])
+          expect(hits, `${where}: nothing found of a chat that was not imported`).toBe(0)
+        } else {
+          expect(titles, where).toEqual(['Imported', 'Mine', 'forked once', 'forked twice'])
+          expect(hits, where).toBeGreaterThan(0)
+        }
+      } finally {
+        await again.close()
+      }
+      // Row for row: the chat's messages, or none (all of "Mine" is its session row).
+      const dump = dumpDatabase(dir)
+      expect(dump.messages!.length, `${where}: message rows`).toBe(dump.sessions!.length === 1 ? 0 : whole)
+      expect(dump.imports, where).toEqual([])
+    }
+    expect(completed, 'the import finished without a crash at some write').toBe(true)
+    expect(crashes).toBeGreaterThan(8)
   }, 120_000)
 })

@@ -189,6 +189,7 @@ describe('titles and emoji', () => {
       ALTER TABLE messages DROP COLUMN meta;
       DROP INDEX sessions_trashed;
       ALTER TABLE sessions DROP COLUMN trashed_at;
+      DROP TABLE imports;
       PRAGMA user_version = 2;`)
     db.close()
     const rt = openRuntime({ dataDir: dir, log: () => {} })

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest'
 import type { Runtime, Session } from '../../src-main/runtime'
-import type { Store } from '../../src-main/store'
 import type { SessionMessage } from '../../src-shared/types'
 import { allMessages, dumpDatabase, refusal, sqliteRuntime, tempDir, textOf, writeMessages } from './helpers'
 
@@ -33,6 +32,10 @@ async function chatWithForks(rt: Runtime) {
   return { root, fork, grand }
 }
 
+/** A dump of the database without the full-text index's own tables. */
+const withoutIndex = (dump: Record<string, unknown[]>) =>
+  Object.fromEntries(Object.entries(dump).filter(([table]) => !table.startsWith('messages_fts')))
+
 async function tree(rt: Runtime, session: Session) {
   const info = await session.get_info()
   return { info, messages: (await allMessages(session)).map(content) }
@@ -51,7 +54,7 @@ async function every(session: Session): Promise<SessionMessage[]> {
 }
 
 describe('Export and import', () => {
-  it('a long chat is exported a page at a time: the host goes on meanwhile, and the file imports back whole', async () => {
+  it('a long chat is exported and imported a page at a time: the host goes on meanwhile, and it comes back whole', async () => {
     const rt = sqliteRuntime()
     const long = await rt.sessions.create({ title: 'Long' })
     writeMessages(
@@ -61,8 +64,8 @@ describe('Export and import', () => {
       'long',
       (i) => `message ${i} with "quotes", a \\ and a line\nbreak`,
     )
-    for (const format of ['json', 'markdown'] as const) {
-      // Turns of the event loop while the export runs: other windows and streams are served.
+    /** Turns of the event loop while `work` runs: other windows and streams are served. */
+    const turnsDuring = async <T>(work: () => Promise<T>): Promise<[T, number]> => {
       let turns = 0
       let ticking = true
       const tick = () => {
@@ -70,13 +73,21 @@ describe('Export and import', () => {
         if (ticking) setImmediate(tick)
       }
       setImmediate(tick)
-      const file = await rt.sessions.export(long.session_id, { format })
+      const out = await work()
       ticking = false
+      return [out, turns]
+    }
+    for (const format of ['json', 'markdown'] as const) {
+      const [file, turns] = await turnsDuring(() => rt.sessions.export(long.session_id, { format }))
       expect(turns).toBeGreaterThan(3)
       if (format === 'markdown') expect(file.text).toContain('message 2999 with')
       else {
         const other = sqliteRuntime()
-        const { sessions } = await other.sessions.import({ data: file.text })
+        // Read and written a few hundred messages at a time too.
+        const [{ sessions }, importTurns] = await turnsDuring(() =>
+          other.sessions.import({ data: file.text }),
+        )
+        expect(importTurns).toBeGreaterThan(6)
         const back = await every(await other.sessions.get(sessions[0]!.session_id))
         expect(back).toHaveLength(3_000)
         expect(back.map(content)).toEqual((await every(long)).map(content))
@@ -216,32 +227,47 @@ describe('Export and import', () => {
     expect(dumpDatabase(dataDir)).toEqual(before)
   })
 
-  it('an import that fails part-way leaves nothing behind (one transaction)', async () => {
+  it('an import that fails part-way leaves nothing behind: not in a chunk of messages, not at the end', async () => {
     const rt = sqliteRuntime()
     const { root } = await chatWithForks(rt)
+    // 2,500 more messages: the import writes them in three chunks before it creates the chats.
+    writeMessages(rt, root.session_id, 2_500, 'bulk', (i) => `zanzibar bulk message ${i}`)
     const data = (await rt.sessions.export(root.session_id, { format: 'json' })).text
-    const dataDir = tempDir()
-    let inserts = 0
-    // The disk fails at the fourth message of the import (inside the fork's).
-    const failing = sqliteRuntime({
-      dataDir,
-      wrapStore: (store) =>
-        new Proxy(store, {
-          get(target, prop, receiver) {
-            const value = Reflect.get(target, prop, receiver) as unknown
-            if (prop !== 'insertMessage' || typeof value !== 'function') return value
-            return (...args: Parameters<Store['insertMessage']>) => {
-              if (++inserts === 9)
-                throw Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR_WRITE' })
-              return target.insertMessage(...args)
-            }
-          },
-        }),
-    })
-    const before = dumpDatabase(dataDir)
-    const err = await refusal(() => failing.sessions.import({ data }))
-    expect(err.message).toContain('could not write')
-    expect(dumpDatabase(dataDir)).toEqual(before)
-    expect(await failing.sessions.list()).toEqual([])
+    // The disk fails at the second chunk of messages, or in the last transaction (the chat's
+    // closing checkpoint, after its rows were created).
+    for (const [method, failAt] of [
+      ['importMessages', 2],
+      ['commit_session_snapshot', 1],
+    ] as const) {
+      const dataDir = tempDir()
+      let calls = 0
+      const failing = sqliteRuntime({
+        dataDir,
+        wrapStore: (store) =>
+          new Proxy(store, {
+            get(target, prop, receiver) {
+              const value = Reflect.get(target, prop, receiver) as unknown
+              if (prop !== method || typeof value !== 'function') return value
+              return (...args: unknown[]) => {
+                if (++calls === failAt)
+                  throw Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR_WRITE' })
+                return (value as (...a: unknown[]) => unknown).apply(target, args)
+              }
+            },
+          }),
+      })
+      const before = withoutIndex(dumpDatabase(dataDir))
+      const err = await refusal(() => failing.sessions.import({ data }))
+      expect(err.message).toContain('could not write')
+      expect(calls).toBe(failAt)
+      // Every row as it was (the full-text index's own pages keep a trace of the deletes).
+      expect(withoutIndex(dumpDatabase(dataDir))).toEqual(before)
+      expect(await failing.sessions.list()).toEqual([])
+      expect(await failing.sessions.search('zanzibar')).toEqual([])
+      // And the same file imports whole once the disk is back.
+      const { sessions } = await failing.sessions.import({ data })
+      expect(sessions).toHaveLength(3)
+      expect((await failing.sessions.search('zanzibar', { limit: 5 })).length).toBeGreaterThan(0)
+    }
   })
 })

@@ -3,42 +3,20 @@ import { newId } from '../../../src-shared/ids'
 import type { MessagePart, SecurityMode, SessionMessage } from '../../../src-shared/types'
 import { rootSessionRow, type SessionRow, type Store } from '../../store'
 import type { Model } from '../models/types'
-import { CHAT_FILE_FORMAT, CHAT_FILE_VERSION, chatFile, type ChatFile, type ChatFileMessage } from './format'
+import { breathe } from './breathe'
+import type { ChatFile, ChatFileMessage } from './format'
+import { AGAIN, readChatFile } from './read'
 
-const AGAIN = 'Export the chat again from Arbor (⋯ → Export as JSON) and import that file.'
+/** Messages written per transaction, with a turn of the event loop between two, by an import. */
+const IMPORT_CHUNK = 1000
+/** Messages deleted per transaction when an import that failed (or never ended) is discarded. */
+const DISCARD_CHUNK = 2000
 
-/** Reads a chat file, or says what is wrong with it: not one, too new, or damaged. */
-export function parseChatFile(data: string): ChatFile {
-  let raw: unknown
-  try {
-    raw = JSON.parse(data)
-  } catch {
-    throw new ArborError(
-      'invalid_request',
-      'This file is not an Arbor chat export: it is not JSON. Choose the .json file that Export as JSON saved.',
-    )
-  }
-  const head = raw && typeof raw === 'object' ? (raw as { format?: unknown; version?: unknown }) : {}
-  if (head.format !== CHAT_FILE_FORMAT)
-    throw new ArborError(
-      'invalid_request',
-      `This file is not an Arbor chat export (it has no "format": "${CHAT_FILE_FORMAT}"). Choose the .json file that Export as JSON saved.`,
-    )
-  if (typeof head.version === 'number' && head.version > CHAT_FILE_VERSION)
-    throw new ArborError(
-      'invalid_request',
-      `This chat was exported by a newer Arbor (file format version ${head.version}; this one reads up to ${CHAT_FILE_VERSION}). Update Arbor, then import it again.`,
-    )
-  const parsed = chatFile.safeParse(raw)
-  if (!parsed.success) {
-    const issues = parsed.error.issues
-      .slice(0, 3)
-      .map((i) => `${i.path.join('.') || 'the file'}: ${i.message}`)
-      .join('; ')
-    throw new ArborError('invalid_request', `This chat file is damaged (${issues}). ${AGAIN}`)
-  }
-  checkStructure(parsed.data)
-  return parsed.data
+/** Reads a chat file whole, or says what is wrong with it (one call, for small files and tests). */
+export async function parseChatFile(data: string): Promise<ChatFile> {
+  const file = await readChatFile(data)
+  checkStructure(file)
+  return file
 }
 
 /** What the schema cannot see: one chat at the root, parents first, seqs without gaps. */
@@ -93,111 +71,165 @@ export interface ImportOptions {
 }
 
 /**
- * Recreates a chat file's chat and its forks in one transaction: all of it, or (on any
- * failure) nothing. Ids are kept where they are free and new where they are taken, so the same
- * file imported twice gives two copies. Forks are made as Arbor makes them (copy-on-write from
- * a checkpoint of the parent at the fork point). Answers the new rows, the chat first.
+ * Recreates a chat file's chat and its forks: all of it, or (on any failure) nothing anyone
+ * sees. The file is read, and its messages written, a chunk at a time with the event loop free
+ * between chunks (50,000 messages in one transaction held every window and stream for 4.6 s);
+ * they are written under reserved session ids with no session row yet, and the sessions
+ * themselves are created in one last transaction. Until then nothing lists, opens or finds the
+ * chat; an import that fails is discarded, and one cut short by a crash at the next open.
+ * Ids are kept where they are free and new where they are taken, so the same file imported
+ * twice gives two copies. Forks are made as Arbor makes them (copy-on-write from a checkpoint of
+ * the parent at the fork point). Answers the new rows, the chat first.
  */
-export function importChat(store: Store, data: string, opts: ImportOptions): SessionRow[] {
-  const file = parseChatFile(data)
-  return store.transaction(() => {
-    const ids = new Map<string, string>()
+export async function importChat(store: Store, data: string, opts: ImportOptions): Promise<SessionRow[]> {
+  const file = await parseChatFile(data)
+  const ids = new Map<string, string>()
+  for (const s of file.sessions)
+    ids.set(s.session_id, store.sessionIdTaken(s.session_id) ? newId('ses') : s.session_id)
+  const import_id = newId('imp')
+  store.beginImport(import_id, [...ids.values()], opts.now)
+  try {
     // Each session's lineage as new message ids (file seq = index + 1), for fork points.
     const lineages = new Map<string, string[]>()
-    const out: SessionRow[] = []
+    let chunk: SessionMessage[] = []
     for (const s of file.sessions) {
-      const session_id = store.sessionIdTaken(s.session_id) ? newId('ses') : s.session_id
-      ids.set(s.session_id, session_id)
-      const model = opts.models.has(s.model) ? s.model : opts.defaults.model
+      const session_id = ids.get(s.session_id)!
       const parentId = s.parent_session_id === null ? null : ids.get(s.parent_session_id)!
-      const inherited = parentId ? lineages.get(parentId)!.slice(0, s.fork_seq) : []
-      if (parentId === null) {
-        store.createSession(
-          rootSessionRow({
-            session_id,
-            title: s.title,
-            created_at: s.created_at,
-            updated_at: opts.now,
-            model,
-            security: opts.defaults.security,
-            env: {},
-            plugins: opts.defaults.plugins,
-            visible_from_seq: s.visible_from_seq,
-            context_from_seq: s.context_from_seq,
-          }),
-        )
-      } else {
-        const parent = store.getSession(parentId)!
-        const state = {
-          title: parent.title,
-          model: parent.model,
-          security: parent.security,
-          env: parent.env,
-          plugins: parent.plugins,
-          visible_from_seq: s.visible_from_seq,
-          context_from_seq: Math.min(parent.context_from_seq, s.fork_seq),
-        }
-        const source = store.commit_session_snapshot({
-          session_id: parentId,
-          expected_snapshot_id: parent.head_snapshot_id,
-          head_seq: s.fork_seq,
-          reason: 'fork_source',
-          state,
-        })
-        store.forkSession({
-          parent,
-          child_session_id: session_id,
-          fork_seq: s.fork_seq,
-          fork_message_id: inherited[inherited.length - 1] ?? null,
-          source_snapshot: source,
-          operation_id: null,
-          title: s.title,
-          now: s.created_at,
-        })
-        store.updateSession(session_id, { model, context_from_seq: s.context_from_seq })
-      }
-      const own: string[] = []
+      const lineage = parentId ? lineages.get(parentId)!.slice(0, s.fork_seq) : []
       for (const m of s.messages) {
+        // Checked and written with no turn of the event loop between: nothing else takes it meanwhile.
         const message_id = store.getMessage(m.message_id) ? newId('msg') : m.message_id
-        const message: Omit<SessionMessage, 'seq'> = {
-          message_id,
-          session_id,
-          role: m.role,
-          kind: m.kind,
-          status: m.status === 'streaming' ? 'interrupted' : m.status,
-          parts: m.parts.map(settledPart),
-          revision: m.revision ?? 1,
-          created_at: m.created_at,
-          updated_at: m.updated_at,
-          ...(m.turn_id ? { turn_id: m.turn_id } : {}),
-          ...(m.error_code ? { error_code: m.error_code } : {}),
-          ...(m.model ? { model: m.model } : {}),
-          ...(m.usage ? { usage: m.usage } : {}),
+        chunk.push(importedMessage(m, message_id, session_id))
+        lineage.push(message_id)
+        if (chunk.length >= IMPORT_CHUNK) {
+          store.importMessages(import_id, chunk)
+          chunk = []
+          await breathe()
         }
-        store.insertMessage(message)
-        own.push(message_id)
       }
-      lineages.set(session_id, [...inherited, ...own])
-      // Listed as just imported (the newest activity), so it is found at the top of the list.
-      store.updateSession(session_id, { updated_at: opts.now })
-      const row = store.getSession(session_id)!
-      store.commit_session_snapshot({
-        session_id,
-        expected_snapshot_id: row.head_snapshot_id,
-        head_seq: row.last_seq,
-        reason: 'import',
-        state: {
-          title: row.title,
-          model: row.model,
-          security: row.security,
-          env: row.env,
-          plugins: row.plugins,
-          visible_from_seq: row.visible_from_seq,
-          context_from_seq: row.context_from_seq,
-        },
-      })
-      out.push(store.getSession(session_id)!)
+      lineages.set(session_id, lineage)
     }
-    return out
+    if (chunk.length > 0) store.importMessages(import_id, chunk)
+    return store.transaction(() => {
+      const rows = file.sessions.map((s) => createImported(store, s, ids, lineages, opts))
+      store.endImport(import_id)
+      return rows
+    })
+  } catch (err) {
+    await discardImport(store, import_id).catch(() => {
+      // Left for the next open (a failing disk fails this too): nothing shows it meanwhile.
+    })
+    throw err
+  }
+}
+
+/** A file's message as the database keeps it, at the seq the file gives (a lineage counts from 1). */
+function importedMessage(m: ChatFileMessage, message_id: string, session_id: string): SessionMessage {
+  return {
+    message_id,
+    session_id,
+    seq: m.seq,
+    role: m.role,
+    kind: m.kind,
+    status: m.status === 'streaming' ? 'interrupted' : m.status,
+    parts: m.parts.map(settledPart),
+    revision: m.revision ?? 1,
+    created_at: m.created_at,
+    updated_at: m.updated_at,
+    ...(m.turn_id ? { turn_id: m.turn_id } : {}),
+    ...(m.error_code ? { error_code: m.error_code } : {}),
+    ...(m.model ? { model: m.model } : {}),
+    ...(m.usage ? { usage: m.usage } : {}),
+  }
+}
+
+/** One imported session's row (its messages are written): the chat, or a fork of one before it. */
+function createImported(
+  store: Store,
+  s: ChatFile['sessions'][number],
+  ids: Map<string, string>,
+  lineages: Map<string, string[]>,
+  opts: ImportOptions,
+): SessionRow {
+  const session_id = ids.get(s.session_id)!
+  const model = opts.models.has(s.model) ? s.model : opts.defaults.model
+  const last_seq = s.fork_seq + s.messages.length
+  if (s.parent_session_id === null) {
+    store.createSession({
+      ...rootSessionRow({
+        session_id,
+        title: s.title,
+        created_at: s.created_at,
+        updated_at: opts.now,
+        model,
+        security: opts.defaults.security,
+        env: {},
+        plugins: opts.defaults.plugins,
+        visible_from_seq: s.visible_from_seq,
+        context_from_seq: s.context_from_seq,
+      }),
+      last_seq,
+    })
+  } else {
+    const parentId = ids.get(s.parent_session_id)!
+    const parent = store.getSession(parentId)!
+    const state = {
+      title: parent.title,
+      model: parent.model,
+      security: parent.security,
+      env: parent.env,
+      plugins: parent.plugins,
+      visible_from_seq: s.visible_from_seq,
+      context_from_seq: Math.min(parent.context_from_seq, s.fork_seq),
+    }
+    const source = store.commit_session_snapshot({
+      session_id: parentId,
+      expected_snapshot_id: parent.head_snapshot_id,
+      head_seq: s.fork_seq,
+      reason: 'fork_source',
+      state,
+    })
+    store.forkSession({
+      parent,
+      child_session_id: session_id,
+      fork_seq: s.fork_seq,
+      fork_message_id: s.fork_seq > 0 ? lineages.get(session_id)![s.fork_seq - 1]! : null,
+      source_snapshot: source,
+      operation_id: null,
+      title: s.title,
+      now: s.created_at,
+    })
+    // Listed as just imported (the newest activity), so it is found at the top of the list.
+    store.updateSession(session_id, {
+      model,
+      context_from_seq: s.context_from_seq,
+      last_seq,
+      updated_at: opts.now,
+    })
+  }
+  const row = store.getSession(session_id)!
+  store.commit_session_snapshot({
+    session_id,
+    expected_snapshot_id: row.head_snapshot_id,
+    head_seq: row.last_seq,
+    reason: 'import',
+    state: {
+      title: row.title,
+      model: row.model,
+      security: row.security,
+      env: row.env,
+      plugins: row.plugins,
+      visible_from_seq: row.visible_from_seq,
+      context_from_seq: row.context_from_seq,
+    },
   })
+  return store.getSession(session_id)!
+}
+
+/**
+ * Deletes what an import that did not end wrote, a chunk per transaction with the event loop
+ * free between them; once none is left, the import itself (its reserved ids are free again).
+ */
+export async function discardImport(store: Store, import_id: string, stopped = () => false): Promise<void> {
+  while (!stopped() && store.discardImport(import_id, DISCARD_CHUNK) > 0) await breathe()
 }

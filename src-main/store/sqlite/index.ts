@@ -5,6 +5,7 @@ import type { Store } from '../types'
 import { inTransaction, openDatabase, quickCheck } from './db'
 import { sqliteCheckpoints } from './checkpoints'
 import { sqliteCommandLog } from './commands'
+import { sqliteImports } from './imports'
 import { Lineage } from './lineage'
 import { Queues } from './queues'
 import { sqliteMessageLog } from './messages'
@@ -60,5 +61,6 @@ export function openSqliteStore(path: string, opts: { checkAtOpenMaxBytes?: numb
     ...sqliteMessageLog(db, lineage, settings, rows, (id) => sessions.getSession(id)),
     ...sqliteCommandLog(db, queues),
     ...checkpoints,
+    ...sqliteImports(db),
   }
 }

@@ -49,6 +49,9 @@ export function sqliteSessions(
     ),
     hasChildren: p('SELECT 1 FROM sessions WHERE parent_session_id = ? LIMIT 1').pluck(),
     deleteSessionMessages: p('DELETE FROM messages WHERE session_id = ?'),
+    reservedByImport: p(
+      'SELECT 1 FROM imports, json_each(imports.session_ids) WHERE json_each.value = ? LIMIT 1',
+    ).pluck(),
   }
 
   const sessions: SessionStore = {
@@ -118,7 +121,7 @@ export function sqliteSessions(
     },
 
     sessionIdTaken(session_id) {
-      return lineage.sessionRow(session_id) !== undefined
+      return lineage.sessionRow(session_id) !== undefined || stmts.reservedByImport.get(session_id) === 1
     },
 
     recoverableSessions() {

@@ -1,0 +1,93 @@
+import { ArborError } from '../../../src-shared/errors'
+import type { ImportStore } from '../types'
+import { inTransaction, type Db } from './db'
+import { json, metaOf } from './rows'
+import { indexText, messageText } from './search'
+
+/**
+ * The imports table (migration 6) and the messages of imports in progress. A chunk's rows are
+ * written with plain statements in one transaction: through `insertMessage` each would be a
+ * savepoint of its own and a bump of its session's row, which tripled the cost of a message.
+ */
+export function sqliteImports(db: Db): ImportStore {
+  const p = (sql: string) => db.prepare(sql)
+  const stmts = {
+    begin: p('INSERT INTO imports (import_id, session_ids, created_at) VALUES (?, ?, ?)'),
+    sessionIds: p('SELECT session_ids FROM imports WHERE import_id = ?').pluck(),
+    end: p('DELETE FROM imports WHERE import_id = ?'),
+    unfinished: p('SELECT import_id, session_ids FROM imports ORDER BY created_at, import_id'),
+    insert: p(`INSERT INTO messages (session_id, seq, message_id, role, kind, status, turn_id, revision,
+        created_at, updated_at, error_code, parts, meta) VALUES (@session_id, @seq, @message_id, @role, @kind,
+        @status, @turn_id, @revision, @created_at, @updated_at, @error_code, @parts, @meta)`),
+    ftsInsert: p('INSERT INTO messages_fts(rowid, text) VALUES (?, ?)'),
+    ftsDelete: p('DELETE FROM messages_fts WHERE rowid = ?'),
+    someIds: p('SELECT id FROM messages WHERE session_id = ? LIMIT ?').pluck(),
+    deleteRow: p('DELETE FROM messages WHERE id = ?'),
+    // A session row under a reserved id means the import ended (its sessions exist).
+    sessionExists: p('SELECT 1 FROM sessions WHERE session_id = ?').pluck(),
+  }
+
+  const reserved = (import_id: string): string[] | undefined => {
+    const text = stmts.sessionIds.get(import_id) as string | undefined
+    return text === undefined ? undefined : (JSON.parse(text) as string[])
+  }
+
+  return {
+    beginImport(import_id, session_ids, now) {
+      stmts.begin.run(import_id, json(session_ids), now)
+    },
+
+    importMessages(import_id, messages) {
+      inTransaction(db, () => {
+        const ids = new Set(reserved(import_id))
+        for (const m of messages) {
+          if (!ids.has(m.session_id))
+            throw new ArborError(
+              'internal',
+              `The import ${import_id} reserved no session ${m.session_id} (or it has ended).`,
+            )
+          const info = stmts.insert.run({
+            ...m,
+            turn_id: m.turn_id ?? null,
+            error_code: m.error_code ?? null,
+            parts: json(m.parts),
+            meta: metaOf(m),
+          })
+          const text = m.status === 'streaming' ? '' : messageText(m.parts)
+          if (text) stmts.ftsInsert.run(info.lastInsertRowid, indexText(text))
+        }
+      })
+    },
+
+    endImport(import_id) {
+      stmts.end.run(import_id)
+    },
+
+    unfinishedImports() {
+      return (stmts.unfinished.all() as Array<{ import_id: string; session_ids: string }>).map((r) => ({
+        import_id: r.import_id,
+        session_ids: JSON.parse(r.session_ids) as string[],
+      }))
+    },
+
+    discardImport(import_id, max) {
+      return inTransaction(db, () => {
+        const sessionIds = reserved(import_id)
+        if (!sessionIds) return 0
+        let deleted = 0
+        for (const session_id of sessionIds) {
+          // Never the rows of a session that exists: they are not (or no longer) the import's.
+          if (stmts.sessionExists.get(session_id)) continue
+          for (const id of stmts.someIds.all(session_id, max - deleted) as number[]) {
+            stmts.ftsDelete.run(id)
+            stmts.deleteRow.run(id)
+            deleted++
+          }
+          if (deleted >= max) return deleted
+        }
+        stmts.end.run(import_id)
+        return deleted
+      })
+    },
+  }
+}
