@@ -21,6 +21,7 @@ import {
   seedScale,
 } from './scale'
 import { fillSession, seedMessage } from './seed'
+import { transferAtScale } from './transfer'
 import { overTheWire } from './wire'
 import { localModelFigures } from './local'
 import { median } from './stats'
@@ -303,8 +304,9 @@ async function main(): Promise<void> {
     ['fork', () => forkFirstDelta(dir, big)],
     ['chain', () => forkChain(dir)],
     ['wire', () => overTheWire(dir, scale.sidebar + scale.sessions + 1)],
-    // Last: it drops the full-text index to measure indexing it again in the background.
+    // It drops the full-text index to measure indexing it again in the background.
     ['backlog', () => backlogAtScale(dir, total)],
+    ['transfer', () => transferAtScale(dir, big)],
   ]
   for (const [name, run] of figures) if (!only || only.includes(name)) await run()
   console.log('UI figures follow (scripts/ui-bench.mjs, Chromium through Playwright).')

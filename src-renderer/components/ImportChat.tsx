@@ -2,7 +2,7 @@ import { useRef, useState } from 'react'
 import { useActions } from '../state/hooks'
 
 /** Far past any chat export; the host checks the real limit (schemas' MAX_IMPORT_CHARS). */
-const MAX_FILE_BYTES = 64 * 1024 * 1024
+const MAX_FILE_BYTES = 256 * 1024 * 1024
 
 /**
  * Settings → Data: import a chat file that Export as JSON saved (here or in another Arbor). The

@@ -195,6 +195,44 @@ function startServe(dataDir: string, opts: { uid?: number } = {}) {
 }
 
 describe('the database Arbor opens', () => {
+  it('a transaction that reads before it writes waits while another connection holds the write lock', async () => {
+    const dir = tempDir()
+    const rt = openRuntime({ dataDir: dir, log: () => {} })
+    rt.store.beginImport('imp_lock', ['ses_locked'], 1)
+    // Another connection (as the checkpoint thread restarting the log) holds the write lock for 300 ms.
+    const holder = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const db = new (require('better-sqlite3'))(${JSON.stringify(join(dir, 'arbor.db'))});
+         db.exec('BEGIN IMMEDIATE'); console.log('locked');
+         setTimeout(() => { db.exec('COMMIT'); db.close() }, 300)`,
+      ],
+      { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] },
+    )
+    await new Promise((resolve) => holder.stdout.once('data', resolve))
+    // importMessages reads its reservation first: deferred, it was refused at once ("database is locked").
+    const t0 = Date.now()
+    rt.store.importMessages('imp_lock', [
+      {
+        message_id: 'msg_locked',
+        session_id: 'ses_locked',
+        seq: 1,
+        role: 'user',
+        kind: 'text',
+        status: 'complete',
+        revision: 1,
+        created_at: 1,
+        updated_at: 1,
+        parts: [{ type: 'text', part_id: 'prt_locked', text: 'waited' }],
+      },
+    ])
+    expect(Date.now() - t0).toBeGreaterThan(100)
+    expect(rt.store.getMessage('msg_locked')?.session_id).toBe('ses_locked')
+    await new Promise((resolve) => holder.once('exit', resolve))
+    await rt.close()
+  })
+
   it("refuses another program's SQLite file named arbor.db and adds nothing to it", async () => {
     const dir = tempDir()
     const foreign = new Database(join(dir, 'arbor.db'))

@@ -33,6 +33,19 @@ describe('Trash, export and import over the wire', () => {
     expect((refused as ClientError).code).toBe('payload_too_large')
   })
 
+  it('a chat file of more than 16 MB (the limit until chats were imported a chunk at a time) imports', async () => {
+    const { runtime, arbor } = await remote()
+    const s = await arbor.sessions.create({ title: 'Very long one' })
+    writeMessages(runtime, s.session_id, 1_800, 'huge', (i) => `${i} ${'dolor sit amet '.repeat(700)}`)
+    const file = await arbor.sessions.export(s.session_id, { format: 'json' })
+    expect(file.text.length).toBeGreaterThan(17 * 1024 * 1024)
+    const { sessions } = await arbor.sessions.import({ data: file.text })
+    expect(sessions[0]!.message_count).toBe(1_800)
+    const copy = await runtime.sessions.get(sessions[0]!.session_id)
+    const page = await copy.messages({ limit: 3 })
+    expect(page.items.map(textOf)).toEqual((await s.messages({ limit: 3 })).items.map(textOf))
+  })
+
   it('trash and restore from a client: a listener attached before goes on receiving mutations', async () => {
     const { arbor } = await remote()
     const s = await arbor.sessions.create({ title: 'Keep listening' })

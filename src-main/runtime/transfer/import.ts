@@ -8,7 +8,7 @@ import type { ChatFile, ChatFileMessage } from './format'
 import { AGAIN, readChatFile } from './read'
 
 /** Messages written per transaction, with a turn of the event loop between two, by an import. */
-const IMPORT_CHUNK = 1000
+const IMPORT_CHUNK = 500
 /** Messages deleted per transaction when an import that failed (or never ended) is discarded. */
 const DISCARD_CHUNK = 2000
 

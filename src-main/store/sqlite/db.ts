@@ -117,7 +117,11 @@ export function onTransactionEnd(db: Db, listener: TransactionEnd): void {
 export function inTransaction<T>(db: Db, fn: () => T): T {
   let run = runners.get(db)
   if (!run) {
-    run = db.transaction((f: () => unknown) => f())
+    // BEGIN IMMEDIATE: the write lock is taken first, waiting (busy_timeout) while the checkpoint
+    // thread holds it. A deferred transaction that reads before it writes is refused at once
+    // with "database is locked" instead: SQLite never waits to upgrade a read transaction (an
+    // import failed so, at its 40th chunk of messages, when the thread restarted the log).
+    run = db.transaction((f: () => unknown) => f()).immediate
     runners.set(db, run)
   }
   return runTransaction(db, run, fn) as T

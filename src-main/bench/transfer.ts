@@ -1,0 +1,121 @@
+/**
+ * Export and import of the big session at scale: how long each holds the host's event loop (every
+ * window and stream of the app waits that long), against what doing the same in one go holds it
+ * for with raw better-sqlite3 — one SELECT and JSON.stringify; JSON.parse of the file and one
+ * transaction writing its rows and their words in the full-text index (as Arbor imported until
+ * it wrote a chunk at a time).
+ */
+import Database from 'better-sqlite3'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks'
+import type { ChatFile } from '../runtime/transfer/format'
+import { openRuntime } from '../runtime'
+import { compare } from './stats'
+
+/** The longest the event loop waited while `work` ran, and how long it took. */
+async function held<T>(work: () => Promise<T>): Promise<{ out: T; longest: number; took: number }> {
+  // What earlier figures left is collected first, not in the middle of this one (bench runs with --expose-gc).
+  ;(globalThis as { gc?: () => void }).gc?.()
+  const delay = monitorEventLoopDelay({ resolution: 1 })
+  delay.enable()
+  const t0 = performance.now()
+  const out = await work()
+  const took = performance.now() - t0
+  delay.disable()
+  return { out, longest: delay.max / 1e6, took }
+}
+
+/** A chat file imported in one go with raw better-sqlite3 (the store's pragmas and index). */
+function importInOneGo(text: string): number {
+  const dir = mkdtempSync(join(tmpdir(), 'arbor-bench-raw-import-'))
+  const db = new Database(join(dir, 'raw.db'))
+  try {
+    db.pragma('journal_mode = WAL')
+    db.pragma('synchronous = NORMAL')
+    db.exec(`CREATE TABLE messages (id INTEGER PRIMARY KEY, session_id TEXT NOT NULL, seq INTEGER NOT NULL,
+      message_id TEXT NOT NULL, role TEXT NOT NULL, kind TEXT NOT NULL, status TEXT NOT NULL,
+      created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, parts TEXT NOT NULL);
+      CREATE UNIQUE INDEX messages_seq ON messages(session_id, seq);
+      CREATE UNIQUE INDEX messages_id ON messages(message_id);
+      CREATE VIRTUAL TABLE messages_fts USING fts5(text, content = '', contentless_delete = 1, detail = none,
+        tokenize = 'unicode61 remove_diacritics 2');`)
+    const insert = db.prepare(`INSERT INTO messages (session_id, seq, message_id, role, kind, status,
+      created_at, updated_at, parts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+    const index = db.prepare('INSERT INTO messages_fts(rowid, text) VALUES (?, ?)')
+    const t0 = performance.now()
+    const file = JSON.parse(text) as ChatFile
+    db.transaction(() => {
+      for (const s of file.sessions)
+        for (const m of s.messages) {
+          const info = insert.run(
+            s.session_id,
+            m.seq,
+            m.message_id,
+            m.role,
+            m.kind,
+            m.status,
+            m.created_at,
+            m.updated_at,
+            JSON.stringify(m.parts),
+          )
+          index.run(info.lastInsertRowid, m.parts.map((p) => ('text' in p ? p.text : '')).join('\n'))
+        }
+    })()
+    return performance.now() - t0
+  } finally {
+    db.close()
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+/** The session's rows read and written out as JSON in one go, with raw better-sqlite3. */
+function exportInOneGo(dir: string, session_id: string): number {
+  const db = new Database(join(dir, 'arbor.db'), { readonly: true })
+  try {
+    const t0 = performance.now()
+    const rows = db
+      .prepare('SELECT * FROM messages WHERE session_id = ? ORDER BY seq')
+      .all(session_id) as Array<Record<string, unknown>>
+    JSON.stringify(rows.map((r) => ({ ...r, parts: JSON.parse(r.parts as string) as unknown })))
+    return performance.now() - t0
+  } finally {
+    db.close()
+  }
+}
+
+export async function transferAtScale(dir: string, big: string): Promise<void> {
+  const rt = openRuntime({ dataDir: dir, log: () => {} })
+  try {
+    const info = await (await rt.sessions.get(big)).get_info()
+    const label = `${info.message_count.toLocaleString('en')} messages`
+    const exported = await held(() => rt.sessions.export(big, { format: 'json' }))
+    const file = exported.out.text
+    const mb = `${(file.length / 1e6).toFixed(1)} MB`
+    const oneGo = importInOneGo(file)
+    const imported = await held(() => rt.sessions.import({ data: file }))
+    const copy = imported.out.sessions[0]!
+    if (copy.message_count !== info.message_count)
+      throw new Error(`the import has ${copy.message_count} messages, the chat ${info.message_count}`)
+    compare(
+      `longest event-loop stall importing a chat of ${label} (${mb})`,
+      imported.longest,
+      oneGo,
+      'JSON.parse + one raw transaction',
+      { max: 50 },
+      `the import took ${(imported.took / 1000).toFixed(1)} s, a chunk of 500 messages at a time`,
+    )
+    compare(
+      `longest event-loop stall exporting it as JSON`,
+      exported.longest,
+      exportInOneGo(dir, big),
+      'one raw SELECT + JSON.stringify',
+      { max: 50 },
+      `the export took ${(exported.took / 1000).toFixed(1)} s, a page at a time`,
+    )
+    await rt.sessions.remove(copy.session_id)
+  } finally {
+    await rt.close()
+  }
+}
