@@ -104,7 +104,7 @@ export async function transferAtScale(dir: string, big: string): Promise<void> {
       oneGo,
       'JSON.parse + one raw transaction',
       { max: 50 },
-      `the import took ${(imported.took / 1000).toFixed(1)} s, a chunk of 500 messages at a time`,
+      `the import took ${(imported.took / 1000).toFixed(1)} s, a chunk of 250 messages at a time`,
     )
     compare(
       `longest event-loop stall exporting it as JSON`,

@@ -248,9 +248,10 @@ export interface ImportStore {
   beginImport(import_id: string, session_ids: string[], now: number): void
   /**
    * Writes a chunk of an import's messages, each at the seq it gives, indexed for search, in
-   * one transaction. Their sessions must be reserved by an unfinished import.
+   * one transaction. Their sessions must be reserved by an unfinished import. False (nothing
+   * written) when another connection holds the write lock: try again shortly.
    */
-  importMessages(import_id: string, messages: SessionMessage[]): void
+  importMessages(import_id: string, messages: SessionMessage[]): boolean
   /** Drops the import's reservation: call it in the transaction that creates its sessions. */
   endImport(import_id: string): void
   /** Imports begun and neither ended nor discarded, oldest first. */

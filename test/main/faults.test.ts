@@ -199,6 +199,7 @@ describe('the database Arbor opens', () => {
     const dir = tempDir()
     const rt = openRuntime({ dataDir: dir, log: () => {} })
     rt.store.beginImport('imp_lock', ['ses_locked'], 1)
+    rt.store.beginImport('imp_other', ['ses_other'], 1)
     // Another connection (as the checkpoint thread restarting the log) holds the write lock for 300 ms.
     const holder = spawn(
       process.execPath,
@@ -211,24 +212,28 @@ describe('the database Arbor opens', () => {
       { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] },
     )
     await new Promise((resolve) => holder.stdout.once('data', resolve))
-    // importMessages reads its reservation first: deferred, it was refused at once ("database is locked").
+    const message = {
+      message_id: 'msg_locked',
+      session_id: 'ses_locked',
+      seq: 1,
+      role: 'user' as const,
+      kind: 'text' as const,
+      status: 'complete' as const,
+      revision: 1,
+      created_at: 1,
+      updated_at: 1,
+      parts: [{ type: 'text' as const, part_id: 'prt_locked', text: 'waited' }],
+    }
+    // An import's chunk does not wait on the event loop: it is refused, and tried again later.
+    expect(rt.store.importMessages('imp_lock', [message])).toBe(false)
+    expect(rt.store.getMessage('msg_locked')).toBeUndefined()
+    // discardImport reads the reservation first: deferred, it was refused at once ("database is locked").
     const t0 = Date.now()
-    rt.store.importMessages('imp_lock', [
-      {
-        message_id: 'msg_locked',
-        session_id: 'ses_locked',
-        seq: 1,
-        role: 'user',
-        kind: 'text',
-        status: 'complete',
-        revision: 1,
-        created_at: 1,
-        updated_at: 1,
-        parts: [{ type: 'text', part_id: 'prt_locked', text: 'waited' }],
-      },
-    ])
+    expect(rt.store.discardImport('imp_other', 10)).toBe(0)
     expect(Date.now() - t0).toBeGreaterThan(100)
+    expect(rt.store.importMessages('imp_lock', [message])).toBe(true)
     expect(rt.store.getMessage('msg_locked')?.session_id).toBe('ses_locked')
+    expect(rt.store.unfinishedImports().map((i) => i.import_id)).toEqual(['imp_lock'])
     await new Promise((resolve) => holder.once('exit', resolve))
     await rt.close()
   })

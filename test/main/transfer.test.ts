@@ -134,9 +134,11 @@ describe('Export and import', () => {
       new Set([sessions[2]!.session_id]),
     )
 
-    // Into the same Arbor twice: the ids are taken, so the copies get new ones.
-    const again = await rt.sessions.import({ data: file.text })
-    const twice = await rt.sessions.import({ data: file.text })
+    // Into the same Arbor twice at once: the ids are taken, so the copies get new ones.
+    const [again, twice] = await Promise.all([
+      rt.sessions.import({ data: file.text }),
+      rt.sessions.import({ data: file.text }),
+    ])
     const ids = new Set([root, fork, grand].map((s) => s.session_id))
     for (const s of [...again.sessions, ...twice.sessions]) expect(ids.has(s.session_id)).toBe(false)
     expect(again.sessions[0]!.session_id).not.toBe(twice.sessions[0]!.session_id)

@@ -68,6 +68,12 @@ export async function chatFileOf(
     const own = parent ? all.filter((m) => m.seq > row.fork_seq) : all
     const lineage = [...inherited, ...own.map((m) => m.seq)]
     lineages.set(row.session_id, lineage)
+    // A few thousand at a time: 100,000 in one go held the event loop for ~100 ms.
+    const messages: ChatFileSession['messages'] = []
+    for (const [i, m] of own.entries()) {
+      messages.push(fileMessage(m, inherited.length + i + 1))
+      if ((i + 1) % 2000 === 0) await breathe()
+    }
     sessions.push({
       session_id: row.session_id,
       parent_session_id: parent?.session_id ?? null,
@@ -78,7 +84,7 @@ export async function chatFileOf(
       updated_at: row.updated_at,
       visible_from_seq: parent ? fileStart(row.visible_from_seq, lineage) : 0,
       context_from_seq: fileStart(row.context_from_seq, lineage),
-      messages: own.map((m, i) => fileMessage(m, inherited.length + i + 1)),
+      messages,
     })
     for (const child of store.forksOf(row.session_id)) await visit(child, row)
   }

@@ -8,24 +8,25 @@ import type { ChatFile, ChatFileMessage } from './format'
 import { AGAIN, readChatFile } from './read'
 
 /** Messages written per transaction, with a turn of the event loop between two, by an import. */
-const IMPORT_CHUNK = 500
+const IMPORT_CHUNK = 250
 /** Messages deleted per transaction when an import that failed (or never ended) is discarded. */
 const DISCARD_CHUNK = 2000
 
 /** Reads a chat file whole, or says what is wrong with it (one call, for small files and tests). */
 export async function parseChatFile(data: string): Promise<ChatFile> {
   const file = await readChatFile(data)
-  checkStructure(file)
+  await checkStructure(file)
   return file
 }
 
 /** What the schema cannot see: one chat at the root, parents first, seqs without gaps. */
-function checkStructure(file: ChatFile): void {
+async function checkStructure(file: ChatFile): Promise<void> {
   const damaged = (what: string) =>
     new ArborError('invalid_request', `This chat file is damaged: ${what}. ${AGAIN}`)
   const lastSeq = new Map<string, number>()
   const messageIds = new Set<string>()
-  file.sessions.forEach((s, i) => {
+  let checked = 0
+  for (const [i, s] of file.sessions.entries()) {
     if (lastSeq.has(s.session_id)) throw damaged(`the session ${s.session_id} appears twice`)
     if ((i === 0) !== (s.parent_session_id === null))
       throw damaged(i === 0 ? 'its first session is a fork' : `the session ${s.session_id} names no parent`)
@@ -36,19 +37,20 @@ function checkStructure(file: ChatFile): void {
       if (s.fork_seq > parentLast)
         throw damaged(`the fork ${s.session_id} starts after the end of its parent`)
     } else if (s.fork_seq !== 0) throw damaged('the chat itself has a fork point')
-    s.messages.forEach((m, k) => {
+    for (const [k, m] of s.messages.entries()) {
       if (m.seq !== s.fork_seq + k + 1)
         throw damaged(
           `message ${m.message_id} of ${s.session_id} is out of order (seq ${m.seq}, expected ${s.fork_seq + k + 1})`,
         )
       if (messageIds.has(m.message_id)) throw damaged(`the message ${m.message_id} appears twice`)
       messageIds.add(m.message_id)
-    })
+      if (++checked % 5000 === 0) await breathe()
+    }
     const last = s.fork_seq + s.messages.length
     if (s.visible_from_seq > last + 1 || s.context_from_seq > last + 1)
       throw damaged(`the session ${s.session_id} starts past its last message`)
     lastSeq.set(s.session_id, last)
-  })
+  }
 }
 
 const UNSETTLED_CALLS = new Set(['streaming_input', 'pending_approval', 'approved', 'running'])
@@ -81,7 +83,19 @@ export interface ImportOptions {
  * twice gives two copies. Forks are made as Arbor makes them (copy-on-write from a checkpoint of
  * the parent at the fork point). Answers the new rows, the chat first.
  */
-export async function importChat(store: Store, data: string, opts: ImportOptions): Promise<SessionRow[]> {
+export function importChat(store: Store, data: string, opts: ImportOptions): Promise<SessionRow[]> {
+  // One at a time per store: a chunk's message ids are checked free, then written (after a
+  // wait, when the write lock is someone else's) — another import must not take them meanwhile.
+  const next = (imports.get(store) ?? Promise.resolve()).then(() => importOne(store, data, opts))
+  imports.set(
+    store,
+    next.catch(() => undefined),
+  )
+  return next
+}
+const imports = new WeakMap<Store, Promise<unknown>>()
+
+async function importOne(store: Store, data: string, opts: ImportOptions): Promise<SessionRow[]> {
   const file = await parseChatFile(data)
   const ids = new Map<string, string>()
   for (const s of file.sessions)
@@ -97,19 +111,18 @@ export async function importChat(store: Store, data: string, opts: ImportOptions
       const parentId = s.parent_session_id === null ? null : ids.get(s.parent_session_id)!
       const lineage = parentId ? lineages.get(parentId)!.slice(0, s.fork_seq) : []
       for (const m of s.messages) {
-        // Checked and written with no turn of the event loop between: nothing else takes it meanwhile.
         const message_id = store.getMessage(m.message_id) ? newId('msg') : m.message_id
         chunk.push(importedMessage(m, message_id, session_id))
         lineage.push(message_id)
         if (chunk.length >= IMPORT_CHUNK) {
-          store.importMessages(import_id, chunk)
+          await write(store, import_id, chunk)
           chunk = []
           await breathe()
         }
       }
       lineages.set(session_id, lineage)
     }
-    if (chunk.length > 0) store.importMessages(import_id, chunk)
+    if (chunk.length > 0) await write(store, import_id, chunk)
     return store.transaction(() => {
       const rows = file.sessions.map((s) => createImported(store, s, ids, lineages, opts))
       store.endImport(import_id)
@@ -121,6 +134,11 @@ export async function importChat(store: Store, data: string, opts: ImportOptions
     })
     throw err
   }
+}
+
+/** Writes a chunk, waiting off the event loop while the write lock is someone else's. */
+async function write(store: Store, import_id: string, chunk: SessionMessage[]): Promise<void> {
+  while (!store.importMessages(import_id, chunk)) await new Promise((resolve) => setTimeout(resolve, 5))
 }
 
 /** A file's message as the database keeps it, at the seq the file gives (a lineage counts from 1). */

@@ -15,6 +15,9 @@ export const ARBOR_APPLICATION_ID = 0x41524252
  * MB here). A larger one is checked right after the open, off the main thread (the search
  * worker), so start-up stays O(sessions), not O(messages).
  */
+/** How long a write waits for the write lock (held by the checkpoint thread now and then). */
+export const BUSY_TIMEOUT_MS = 5000
+
 export const CHECK_AT_OPEN_MAX_BYTES = 16 * 1024 * 1024
 
 /**
@@ -28,7 +31,7 @@ export function openDatabase(
   let db: Db | undefined
   let checkDeferred = false
   try {
-    db = new Database(path, { timeout: 5000 })
+    db = new Database(path, { timeout: BUSY_TIMEOUT_MS })
     const bytes =
       path === ':memory:'
         ? 0

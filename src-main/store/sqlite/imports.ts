@@ -1,8 +1,8 @@
 import { ArborError } from '../../../src-shared/errors'
 import type { ImportStore } from '../types'
-import { inTransaction, type Db } from './db'
+import { BUSY_TIMEOUT_MS, inTransaction, type Db } from './db'
 import { json, metaOf } from './rows'
-import { indexText, messageText } from './search'
+import { ftsMerging, indexText, messageText } from './search'
 
 /**
  * The imports table (migration 6) and the messages of imports in progress. A chunk's rows are
@@ -11,6 +11,7 @@ import { indexText, messageText } from './search'
  */
 export function sqliteImports(db: Db): ImportStore {
   const p = (sql: string) => db.prepare(sql)
+  const merging = ftsMerging(db)
   const stmts = {
     begin: p('INSERT INTO imports (import_id, session_ids, created_at) VALUES (?, ?, ?)'),
     sessionIds: p('SELECT session_ids FROM imports WHERE import_id = ?').pluck(),
@@ -38,29 +39,47 @@ export function sqliteImports(db: Db): ImportStore {
     },
 
     importMessages(import_id, messages) {
-      inTransaction(db, () => {
-        const ids = new Set(reserved(import_id))
-        for (const m of messages) {
-          if (!ids.has(m.session_id))
-            throw new ArborError(
-              'internal',
-              `The import ${import_id} reserved no session ${m.session_id} (or it has ended).`,
-            )
-          const info = stmts.insert.run({
-            ...m,
-            turn_id: m.turn_id ?? null,
-            error_code: m.error_code ?? null,
-            parts: json(m.parts),
-            meta: metaOf(m),
-          })
-          const text = m.status === 'streaming' ? '' : messageText(m.parts)
-          if (text) stmts.ftsInsert.run(info.lastInsertRowid, indexText(text))
-        }
-      })
+      // An import does not wait for the write lock on the event loop: while the checkpoint
+      // thread holds it (up to ~80 ms, restarting a log an import made long) the chunk is
+      // refused at once, and tried again a few milliseconds later.
+      const outer = db.inTransaction
+      if (!outer) db.pragma('busy_timeout = 0')
+      try {
+        inTransaction(db, () => {
+          const ids = new Set(reserved(import_id))
+          // As the backlog indexer: FTS5 merges only a bounded step a chunk while an import writes
+          // (its own merging made one chunk commit in 15 ms and the next in 70-105 ms).
+          merging.bounded()
+          for (const m of messages) {
+            if (!ids.has(m.session_id))
+              throw new ArborError(
+                'internal',
+                `The import ${import_id} reserved no session ${m.session_id} (or it has ended).`,
+              )
+            const info = stmts.insert.run({
+              ...m,
+              turn_id: m.turn_id ?? null,
+              error_code: m.error_code ?? null,
+              parts: json(m.parts),
+              meta: metaOf(m),
+            })
+            const text = m.status === 'streaming' ? '' : messageText(m.parts)
+            if (text) stmts.ftsInsert.run(info.lastInsertRowid, indexText(text))
+          }
+          merging.step()
+        })
+        return true
+      } catch (err) {
+        if (!outer && (err as { code?: unknown }).code === 'SQLITE_BUSY') return false
+        throw err
+      } finally {
+        if (!outer) db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)
+      }
     },
 
     endImport(import_id) {
       stmts.end.run(import_id)
+      merging.auto()
     },
 
     unfinishedImports() {
@@ -86,6 +105,7 @@ export function sqliteImports(db: Db): ImportStore {
           if (deleted >= max) return deleted
         }
         stmts.end.run(import_id)
+        merging.auto()
         return deleted
       })
     },

@@ -5,7 +5,7 @@ import { inTransaction, runTransaction, type Db, type Row } from './db'
 import type { Lineage, Segment } from './lineage'
 import type { SessionRows } from './session-rows'
 import { json, metaOf, toMessage } from './rows'
-import { indexText, messageText, prepareSearch } from './search'
+import { ftsMerging, indexText, messageText, prepareSearch } from './search'
 
 /** The messages table, read across fork lineages, and its FTS5 index. */
 export function sqliteMessageLog(
@@ -44,15 +44,6 @@ export function sqliteMessageLog(
     ftsBacklog: p(`SELECT id, parts, status FROM messages WHERE id > ? AND id <= ? ORDER BY id ASC LIMIT ?`),
     ftsInsert: p('INSERT INTO messages_fts(rowid, text) VALUES (?, ?)'),
     ftsDelete: p('DELETE FROM messages_fts WHERE rowid = ?'),
-    // FTS5 configuration: literal values (it refuses bound numbers, which bind as reals).
-    ftsBoundedMerging: p(`INSERT INTO messages_fts(messages_fts, rank) VALUES ('automerge', 0)`),
-    ftsNoCrisisMerge: p(`INSERT INTO messages_fts(messages_fts, rank) VALUES ('crisismerge', 64)`),
-    // ~16 pages of merged segments a chunk: about as much as a chunk of ~250 rows adds, so the
-    // merging keeps up with the indexing (32 with chunks half that size merged twice as much
-    // as needed, in the slowest steps of a chunk: 25 ms at the 99th percentile at 1.1 M).
-    ftsMergeStep: p(`INSERT INTO messages_fts(messages_fts, rank) VALUES ('merge', 16)`),
-    ftsAutoMerging: p(`INSERT INTO messages_fts(messages_fts, rank) VALUES ('automerge', 4)`),
-    ftsCrisisMerge: p(`INSERT INTO messages_fts(messages_fts, rank) VALUES ('crisismerge', 16)`),
   }
 
   /**
@@ -90,12 +81,16 @@ export function sqliteMessageLog(
    * settles. A database written before that has a backlog — rows up to `fts_live_from` — which
    * `indexBacklog` indexes in small chunks, never on a search.
    */
+  const merging = ftsMerging(db)
   if (settings.getSetting('fts_live_from') === undefined) {
     const upto = settings.getSetting('fts_indexed_upto') ?? 0
     const max = stmts.maxId.get() as number
     settings.setSetting('fts_live_from', max)
     if (max <= upto) settings.setSetting('fts_indexed_upto', max)
   }
+  // A bulk write cut short (an import, by a crash) may have left FTS5's own merging off.
+  if ((settings.getSetting('fts_indexed_upto') ?? 0) >= (settings.getSetting('fts_live_from') ?? 0))
+    inTransaction(db, () => merging.auto())
   const index = (id: number, status: string, parts: SessionMessage['parts'], fresh = false) => {
     if (status === 'streaming') return
     if (!fresh) stmts.ftsDelete.run(id)
@@ -154,8 +149,7 @@ export function sqliteMessageLog(
         // While the backlog is indexed, FTS5 merges its segments only in the bounded steps
         // below: left to itself it would now and then merge a whole level in one commit
         // (a quarter of a second at a million messages, with the event loop stopped).
-        stmts.ftsBoundedMerging.run()
-        stmts.ftsNoCrisisMerge.run()
+        merging.bounded()
         const rows = stmts.ftsBacklog.all(upto, end, max) as Row[]
         let n = 0
         for (const r of rows) {
@@ -165,12 +159,9 @@ export function sqliteMessageLog(
           if (++n % 25 === 0 && performance.now() - started > budget_ms) break
         }
         if (n === rows.length && rows.length < max) upto = end
-        if (upto < end) stmts.ftsMergeStep.run()
-        else {
-          // Done: FTS5's own merging again, as for every write from now on.
-          stmts.ftsAutoMerging.run()
-          stmts.ftsCrisisMerge.run()
-        }
+        if (upto < end) merging.step()
+        // Done: FTS5's own merging again, as for every write from now on.
+        else merging.auto()
         settings.setSetting('fts_indexed_upto', upto)
         return { indexed_upto: upto, total: end }
       })

@@ -172,3 +172,36 @@ function snippet(text: string, terms: string[]): string {
   const end = Math.min(text.length, (at < 0 ? 0 : at) + 120)
   return `${start > 0 ? '…' : ''}${text.slice(start, end).replace(/\s+/g, ' ')}${end < text.length ? '…' : ''}`
 }
+
+/**
+ * How FTS5 merges the index's segments. Left to itself (automerge 4, crisismerge 16) an insert
+ * now and then merges a whole level in its commit: a quarter of a second at a million messages,
+ * with the event loop stopped. Bulk writers (the backlog indexer, an import) turn that off while
+ * they write (`bounded`), merge ~16 pages a chunk themselves (`step`: about what a chunk of a
+ * few hundred rows adds, so the merging keeps up), and turn it back on when done (`auto`). The
+ * settings are kept in the database: the store turns it back on at open, once no backlog is left.
+ */
+export function ftsMerging(db: Db) {
+  // FTS5 configuration: literal values (it refuses bound numbers, which bind as reals).
+  const p = (sql: string) => db.prepare(sql)
+  const stmts = {
+    noAutoMerge: p(`INSERT INTO messages_fts(messages_fts, rank) VALUES ('automerge', 0)`),
+    noCrisisMerge: p(`INSERT INTO messages_fts(messages_fts, rank) VALUES ('crisismerge', 64)`),
+    step: p(`INSERT INTO messages_fts(messages_fts, rank) VALUES ('merge', 16)`),
+    autoMerge: p(`INSERT INTO messages_fts(messages_fts, rank) VALUES ('automerge', 4)`),
+    crisisMerge: p(`INSERT INTO messages_fts(messages_fts, rank) VALUES ('crisismerge', 16)`),
+  }
+  return {
+    bounded(): void {
+      stmts.noAutoMerge.run()
+      stmts.noCrisisMerge.run()
+    },
+    step(): void {
+      stmts.step.run()
+    },
+    auto(): void {
+      stmts.autoMerge.run()
+      stmts.crisisMerge.run()
+    },
+  }
+}
