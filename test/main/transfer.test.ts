@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { Runtime, Session } from '../../src-main/runtime'
+import type { Store } from '../../src-main/store'
 import type { SessionMessage } from '../../src-shared/types'
 import { allMessages, dumpDatabase, refusal, sqliteRuntime, tempDir, textOf, writeMessages } from './helpers'
 
@@ -93,6 +94,38 @@ describe('Export and import', () => {
         expect(back.map(content)).toEqual((await every(long)).map(content))
       }
     }
+  })
+
+  it("exports a fork's own messages only: what it inherits is read once, for its parent", async () => {
+    let pages = 0
+    const rt = sqliteRuntime({
+      wrapStore: (store) =>
+        new Proxy(store, {
+          get(target, prop, receiver) {
+            const value = Reflect.get(target, prop, receiver) as unknown
+            if (prop !== 'listMessages' || typeof value !== 'function') return value
+            return (...args: Parameters<Store['listMessages']>) => {
+              pages++
+              return target.listMessages(...args)
+            }
+          },
+        }),
+    })
+    const long = await rt.sessions.create({ title: 'Forked often' })
+    writeMessages(rt, long.session_id, 3_000, 'often', (i) => `message ${i}`)
+    for (let i = 0; i < 3; i++) await long.fork({})
+    pages = 0
+    const file = JSON.parse((await rt.sessions.export(long.session_id, { format: 'json' })).text) as {
+      sessions: Array<{ fork_seq: number; messages: unknown[] }>
+    }
+    expect(file.sessions.map((s) => [s.fork_seq, s.messages.length])).toEqual([
+      [0, 3_000],
+      [3_000, 0],
+      [3_000, 0],
+      [3_000, 0],
+    ])
+    // 3,000 messages are 7 pages of 500 (the last one empty); each fork's first page ends its own.
+    expect(pages).toBeLessThanOrEqual(7 + 3)
   })
 
   it('a JSON export imports back as the same chat and forks, with the same fork points, twice', async () => {

@@ -5,18 +5,23 @@ import { breathe } from './breathe'
 import { chatMarkdown } from './markdown'
 
 /**
- * Every visible message of a session's lineage, oldest first, read a page at a time (a chat may
- * be long). Pages are read by seq from the newest down, so messages added meanwhile are not in it.
+ * Every visible message of a session's lineage above seq `after` (all of them by default), oldest
+ * first, read a page at a time (a chat may be long). Pages are read by seq from the newest down,
+ * so messages added meanwhile are not in it.
  */
-export async function lineageMessages(store: Store, session_id: string): Promise<SessionMessage[]> {
+export async function lineageMessages(
+  store: Store,
+  session_id: string,
+  after = 0,
+): Promise<SessionMessage[]> {
   const pages: SessionMessage[][] = []
   let before: number | undefined
   for (;;) {
     const page = store.listMessages(session_id, { ...(before ? { before_seq: before } : {}), limit: 500 })
-    if (page.length === 0) break
-    pages.push(page)
+    const wanted = page.filter((m) => m.seq > after)
+    if (wanted.length > 0) pages.push(wanted)
+    if (wanted.length < 500) break
     before = page[page.length - 1]!.seq
-    if (page.length < 500) break
     await breathe()
   }
   return pages.flat().reverse()
@@ -63,9 +68,10 @@ export async function chatFileOf(
   // Each exported session's lineage as database seqs, in file order (file seq = index + 1).
   const lineages = new Map<string, number[]>()
   const visit = async (row: SessionRow, parent: SessionRow | null) => {
-    const all = await lineageMessages(store, row.session_id)
+    // A fork's own messages only: what it inherits is its parent's, in the file already (reading
+    // it again made exporting a chat with 15 forks of its 100,000 messages take 30 s, not 2).
+    const own = await lineageMessages(store, row.session_id, parent ? row.fork_seq : 0)
     const inherited = parent ? lineages.get(parent.session_id)!.filter((s) => s <= row.fork_seq) : []
-    const own = parent ? all.filter((m) => m.seq > row.fork_seq) : all
     const lineage = [...inherited, ...own.map((m) => m.seq)]
     lineages.set(row.session_id, lineage)
     // A few thousand at a time: 100,000 in one go held the event loop for ~100 ms.
