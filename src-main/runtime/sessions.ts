@@ -117,7 +117,7 @@ export class SessionRegistry {
     if (store.sessionIdTaken(session_id))
       throw new ArborError(
         'conflict',
-        `The session id ${session_id} is taken (by a live session, one in the Trash, or a removed one whose forks still use its history).`,
+        `The session id ${session_id} is taken (by a live session, one in the Trash, a removed one whose forks still use its history, or a chat being imported). Choose another id.`,
       )
     const t = Date.now()
     const defaults = this.base.defaults()

@@ -200,6 +200,9 @@ describe('the database Arbor opens', () => {
     const rt = openRuntime({ dataDir: dir, log: () => {} })
     rt.store.beginImport('imp_lock', ['ses_locked'], 1)
     rt.store.beginImport('imp_other', ['ses_other'], 1)
+    // A reserved id is taken until the import ends or is discarded.
+    const taken = await refusal(() => rt.sessions.create({ session_id: 'ses_locked' }))
+    expect(taken.message).toContain('or a chat being imported')
     // Another connection (as the checkpoint thread restarting the log) holds the write lock for 300 ms.
     const holder = spawn(
       process.execPath,
