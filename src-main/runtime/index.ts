@@ -291,9 +291,10 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
     async close() {
       if (closed) return
       closed = true
-      upkeep.stop()
+      const upkeepStopped = upkeep.stop()
       library.close()
       try {
+        await upkeepStopped
         await searcher.close()
         await checkpoints.close()
         await registry.close()

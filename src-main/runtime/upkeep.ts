@@ -42,8 +42,11 @@ export interface Upkeep {
   /** The automatic and manual backups of arbor.db, newest first. */
   backups(): BackupInfo[]
   backupNow(): Promise<BackupInfo>
-  /** Ends the timers, the check and any backup being copied (the runtime's close). */
-  stop(): void
+  /**
+   * Ends the timers, the check and any backup being copied (the runtime's close); resolves once
+   * a backup thread has stopped (the database may then be closed, the process may exit).
+   */
+  stop(): Promise<void>
 }
 
 /**
@@ -132,7 +135,7 @@ export function startUpkeep(o: UpkeepOptions): Upkeep {
   // hours. Made on a thread of their own where the built worker exists (copying a large file
   // in steps on the event loop would stall every stream for its length).
   const threaded = workerScript !== null && existsSync(workerScript)
-  const copying = new Set<() => void>()
+  const copying = new Set<() => Promise<void>>()
   const onThread = (tmp: string) => {
     const copy = backupOnThread(store.path, workerScript!, tmp)
     copying.add(copy.stop)
@@ -173,7 +176,7 @@ export function startUpkeep(o: UpkeepOptions): Upkeep {
       clearInterval(purgeTimer)
       check?.stop()
       // A copy cut short leaves only its .partial file, which backupWith removes.
-      for (const stop of copying) stop()
+      return Promise.all([...copying].map((stop) => stop())).then(() => undefined)
     },
   }
 }

@@ -218,17 +218,27 @@ export function backupOnThread(
   dbPath: string,
   script: string,
   target: string,
-): { result: Promise<void>; stop(): void } {
+): { result: Promise<void>; stop(): Promise<void> } {
   const w = new Worker(script, { workerData: { path: dbPath, mode: 'backup', target } })
   w.unref()
+  const exited = new Promise<void>((resolve) => w.once('exit', () => resolve()))
   const result = new Promise<void>((resolve, reject) => {
     w.once('message', (m: { done?: boolean; error?: string }) =>
       m.error !== undefined ? reject(new Error(m.error)) : resolve(),
     )
     w.once('error', reject)
-    w.once('exit', (code) =>
-      reject(new Error(`the backup thread ended (exit ${code}) before the copy was complete`)),
-    )
+    void exited.then(() => reject(new Error('the backup thread ended before the copy was complete')))
   })
-  return { result, stop: () => void w.terminate() }
+  return {
+    result,
+    // Between two steps of the copy (terminating the thread in the middle of one crashed the
+    // whole process); terminated only if it has not ended by itself soon. Resolves once it has.
+    stop: () => {
+      w.postMessage('stop')
+      setTimeout(() => void w.terminate(), BACKUP_STOP_GRACE_MS).unref()
+      return exited
+    },
+  }
 }
+/** How long a backup thread asked to stop has before it is terminated. */
+const BACKUP_STOP_GRACE_MS = 3000

@@ -72,12 +72,26 @@ if (mode === 'checkpoint') {
 } else if (mode === 'backup') {
   // An online backup to `target`: SQLite copies the pages in steps on this thread, so the host
   // never waits for a read of the whole file.
-  db.backup(target!)
+  // Stopped between two steps when asked (the runtime's close): terminating the thread in the
+  // middle of one crashed the whole process (better-sqlite3 throwing into a dying isolate).
+  let stopping = false
+  parentPort!.on('message', (m: unknown) => {
+    if (m === 'stop') stopping = true
+  })
+  db.backup(target!, {
+    progress: () => {
+      if (stopping) throw new Error('the backup was stopped (Arbor is closing)')
+      return 100
+    },
+  })
     .then(
       () => parentPort!.postMessage({ done: true }),
       (err: unknown) => parentPort!.postMessage({ error: err instanceof Error ? err.message : String(err) }),
     )
-    .finally(() => db.close())
+    .finally(() => {
+      db.close()
+      parentPort!.close()
+    })
 } else if (mode === 'check') {
   // The deferred integrity check of a large database: one answer, then the thread ends.
   try {

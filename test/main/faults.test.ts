@@ -43,6 +43,7 @@ import {
   tempDir,
   textOf,
   toolCalls,
+  writeMessages,
 } from './helpers'
 import type { SessionMessage } from '../../src-shared/types'
 
@@ -549,6 +550,26 @@ describe('a disk that fills up', () => {
 
 describe('a damaged database', () => {
   const WORKER = join(__dirname, '../../out/main/search-worker.js')
+  it('closing Arbor while a backup is being copied stops the copy and leaves no partial file', async () => {
+    const dir = tempDir()
+    const rt = openRuntime({ dataDir: dir, log: () => {}, searchWorker: WORKER })
+    const s = await rt.sessions.create()
+    // ~12 MB: a copy of many steps on the backup thread.
+    writeMessages(rt, s.session_id, 20_000, 'bulk', (i) => `${i} ${'lorem ipsum dolor '.repeat(30)}`)
+    const backup = rt.backupNow().then(
+      () => 'copied',
+      (err: unknown) => String(err),
+    )
+    await new Promise((resolve) => setTimeout(resolve, 30))
+    // Terminating the thread in the middle of a step crashed this whole process.
+    await rt.close()
+    expect(await backup).toMatch(/stopped|ended|copied/)
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    const backups = join(dir, 'backups')
+    const left = existsSync(backups) ? readdirSync(backups) : []
+    expect(left.filter((f) => f.endsWith('.partial'))).toEqual([])
+  })
+
   async function withHistory(dir: string) {
     const rt = openRuntime({ dataDir: dir, log: () => {} })
     for (let i = 0; i < 3; i++) {
