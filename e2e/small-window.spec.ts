@@ -29,8 +29,10 @@ async function oneRow(page: import('@playwright/test').Page) {
   await expect
     .poll(() =>
       page.evaluate(() => {
-        const title = document.querySelector('.chat-header h1')!.getBoundingClientRect()
-        const more = document.querySelector('[aria-label="More actions"]')!.getBoundingClientRect()
+        // Either may be missing for a frame while the header folds: poll again, do not throw.
+        const title = document.querySelector('.chat-header h1')?.getBoundingClientRect()
+        const more = document.querySelector('[aria-label="More actions"]')?.getBoundingClientRect()
+        if (!title || !more) return Infinity
         return Math.abs(more.y + more.height / 2 - (title.y + title.height / 2))
       }),
     )
