@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { chatFile, type ChatFile } from '../../src-main/runtime/transfer/format'
 import { readChatFile, splitChatFile } from '../../src-main/runtime/transfer/read'
 import { ArborError } from '../../src-shared/errors'
+import { turnsDuring } from './helpers'
 
 /** Texts that look like the JSON around them: brackets, commas, quotes and backslashes. */
 const TRICKY = [
@@ -115,15 +116,7 @@ describe('Reading a chat file a slice at a time', () => {
     const long = { ...file, sessions: [{ ...file.sessions[0]!, messages: [] as unknown[] }] }
     for (let i = 1; i <= 3_000; i++) long.sessions[0]!.messages.push(message(i, TRICKY[i % TRICKY.length]!))
     const text = JSON.stringify(long)
-    let turns = 0
-    let ticking = true
-    const tick = () => {
-      turns++
-      if (ticking) setImmediate(tick)
-    }
-    setImmediate(tick)
-    const read = await readChatFile(text)
-    ticking = false
+    const [read, turns] = await turnsDuring(() => readChatFile(text))
     expect(read).toEqual(expected(text))
     expect(turns).toBeGreaterThanOrEqual(6)
   })

@@ -202,3 +202,22 @@ export async function browserHost(runtime: Runtime = sqliteRuntime()) {
   cleanups.push(() => host.close())
   return { runtime, host }
 }
+
+/**
+ * Turns of the event loop while `work` runs (a setImmediate loop counts them): more than a few
+ * means other windows and streams were served meanwhile.
+ */
+export async function turnsDuring<T>(work: () => Promise<T>): Promise<[T, number]> {
+  let turns = 0
+  let ticking = true
+  const tick = () => {
+    turns++
+    if (ticking) setImmediate(tick)
+  }
+  setImmediate(tick)
+  try {
+    return [await work(), turns]
+  } finally {
+    ticking = false
+  }
+}

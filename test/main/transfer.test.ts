@@ -2,7 +2,16 @@ import { describe, expect, it } from 'vitest'
 import type { Runtime, Session } from '../../src-main/runtime'
 import type { Store } from '../../src-main/store'
 import type { SessionMessage } from '../../src-shared/types'
-import { allMessages, dumpDatabase, refusal, sqliteRuntime, tempDir, textOf, writeMessages } from './helpers'
+import {
+  allMessages,
+  dumpDatabase,
+  refusal,
+  sqliteRuntime,
+  tempDir,
+  textOf,
+  turnsDuring,
+  writeMessages,
+} from './helpers'
 
 /** What an import must reproduce of a message (ids and seqs may differ; everything else not). */
 const content = (m: SessionMessage) => ({
@@ -65,19 +74,6 @@ describe('Export and import', () => {
       'long',
       (i) => `message ${i} with "quotes", a \\ and a line\nbreak`,
     )
-    /** Turns of the event loop while `work` runs: other windows and streams are served. */
-    const turnsDuring = async <T>(work: () => Promise<T>): Promise<[T, number]> => {
-      let turns = 0
-      let ticking = true
-      const tick = () => {
-        turns++
-        if (ticking) setImmediate(tick)
-      }
-      setImmediate(tick)
-      const out = await work()
-      ticking = false
-      return [out, turns]
-    }
     for (const format of ['json', 'markdown'] as const) {
       const [file, turns] = await turnsDuring(() => rt.sessions.export(long.session_id, { format }))
       expect(turns).toBeGreaterThan(3)

@@ -1,7 +1,7 @@
 import { ArborError } from '../../../src-shared/errors'
 import type { ImportStore } from '../types'
 import { BUSY_TIMEOUT_MS, inTransaction, type Db } from './db'
-import { json, metaOf } from './rows'
+import { INSERT_MESSAGE, json, messageParams } from './rows'
 import { ftsMerging, indexText, messageText } from './search'
 
 /**
@@ -17,9 +17,7 @@ export function sqliteImports(db: Db): ImportStore {
     sessionIds: p('SELECT session_ids FROM imports WHERE import_id = ?').pluck(),
     end: p('DELETE FROM imports WHERE import_id = ?'),
     unfinished: p('SELECT import_id, session_ids FROM imports ORDER BY created_at, import_id'),
-    insert: p(`INSERT INTO messages (session_id, seq, message_id, role, kind, status, turn_id, revision,
-        created_at, updated_at, error_code, parts, meta) VALUES (@session_id, @seq, @message_id, @role, @kind,
-        @status, @turn_id, @revision, @created_at, @updated_at, @error_code, @parts, @meta)`),
+    insert: p(INSERT_MESSAGE),
     ftsInsert: p('INSERT INTO messages_fts(rowid, text) VALUES (?, ?)'),
     ftsDelete: p('DELETE FROM messages_fts WHERE rowid = ?'),
     someIds: p('SELECT id FROM messages WHERE session_id = ? LIMIT ?').pluck(),
@@ -56,13 +54,7 @@ export function sqliteImports(db: Db): ImportStore {
                 'internal',
                 `The import ${import_id} reserved no session ${m.session_id} (or it has ended).`,
               )
-            const info = stmts.insert.run({
-              ...m,
-              turn_id: m.turn_id ?? null,
-              error_code: m.error_code ?? null,
-              parts: json(m.parts),
-              meta: metaOf(m),
-            })
+            const info = stmts.insert.run(messageParams(m))
             const text = m.status === 'streaming' ? '' : messageText(m.parts)
             if (text) stmts.ftsInsert.run(info.lastInsertRowid, indexText(text))
           }

@@ -4,7 +4,7 @@ import type { MessageLog, SessionRow, SettingsStore } from '../types'
 import { inTransaction, runTransaction, type Db, type Row } from './db'
 import type { Lineage, Segment } from './lineage'
 import type { SessionRows } from './session-rows'
-import { json, metaOf, toMessage } from './rows'
+import { INSERT_MESSAGE, json, messageParams, metaOf, toMessage } from './rows'
 import { ftsMerging, indexText, messageText, prepareSearch } from './search'
 
 /** The messages table, read across fork lineages, and its FTS5 index. */
@@ -28,10 +28,7 @@ export function sqliteMessageLog(
     nextSeq: p(
       'UPDATE sessions SET last_seq = last_seq + 1, updated_at = ? WHERE session_id = ? RETURNING last_seq',
     ).pluck(),
-    insertMessage:
-      p(`INSERT INTO messages (session_id, seq, message_id, role, kind, status, turn_id, revision,
-        created_at, updated_at, error_code, parts, meta) VALUES (@session_id, @seq, @message_id, @role, @kind, @status,
-        @turn_id, @revision, @created_at, @updated_at, @error_code, @parts, @meta)`),
+    insertMessage: p(INSERT_MESSAGE),
     updateMessage: p(`UPDATE messages SET status = @status, revision = @revision, updated_at = @updated_at,
         error_code = @error_code, parts = @parts, meta = @meta WHERE message_id = @message_id RETURNING id`).pluck(),
     maxId: p('SELECT COALESCE(MAX(id), 0) FROM messages').pluck(),
@@ -103,14 +100,7 @@ export function sqliteMessageLog(
     rows.forget(message.session_id)
     const seq = stmts.nextSeq.get(message.updated_at, message.session_id) as number | undefined
     if (seq === undefined) throw new ArborError('not_found', `Session ${message.session_id} does not exist.`)
-    const info = stmts.insertMessage.run({
-      ...message,
-      seq,
-      turn_id: message.turn_id ?? null,
-      error_code: message.error_code ?? null,
-      parts: json(message.parts),
-      meta: metaOf(message),
-    })
+    const info = stmts.insertMessage.run(messageParams({ ...message, seq }))
     index(Number(info.lastInsertRowid), message.status, message.parts, true)
     return { ...message, seq }
   })

@@ -127,3 +127,18 @@ export function toSnapshot(r: Row): SnapshotRow {
   if (r.turn_id) s.turn_id = r.turn_id as string
   return s
 }
+
+/** The INSERT of a message row, with `messageParams` (an append takes its seq from the session; an import gives it). */
+export const INSERT_MESSAGE = `INSERT INTO messages (session_id, seq, message_id, role, kind, status, turn_id, revision,
+  created_at, updated_at, error_code, parts, meta) VALUES (@session_id, @seq, @message_id, @role, @kind, @status,
+  @turn_id, @revision, @created_at, @updated_at, @error_code, @parts, @meta)`
+
+export function messageParams(m: SessionMessage): Row {
+  return {
+    ...m,
+    turn_id: m.turn_id ?? null,
+    error_code: m.error_code ?? null,
+    parts: json(m.parts),
+    meta: metaOf(m),
+  }
+}
