@@ -97,6 +97,35 @@ test.describe('export and import', () => {
     await expect(chats(page)).toHaveCount(2)
   })
 
+  test('a chat longer than one piece on the wire downloads whole and imports back', async ({
+    page,
+    host,
+  }, info) => {
+    const long = await host.rpc('sessions.create', { title: 'A very long reply' })
+    // 150,000 words: about 1.5 million characters, more than one piece (TRANSFER_PART_CHARS).
+    await seed(host, long.session_id, ['/stream 150000 0'])
+    await openApp(page, host)
+    await sidebar(page).getByRole('link', { name: 'A very long reply' }).click()
+    const download = await exportAs(page, 'JSON')
+    const file = info.outputPath('long.json')
+    await download.saveAs(file)
+    const text = readFileSync(file, 'utf8')
+    expect(text.length).toBeGreaterThan(1024 * 1024)
+    const parsed = JSON.parse(text) as {
+      sessions: Array<{ messages: Array<{ parts: Array<{ text?: string }> }> }>
+    }
+    const reply = parsed.sessions[0]!.messages[1]!.parts[0]!.text!
+    expect(reply.split(' ').filter(Boolean)).toHaveLength(150_000)
+    expect(reply.startsWith('word1 word2 ')).toBe(true)
+
+    const dialog = await importFile(page, file)
+    await expect(dialog).toHaveCount(0)
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText('A very long reply')
+    await expect(chats(page)).toHaveCount(2)
+    const copies = await host.withArbor((a) => a.sessions.list())
+    expect(copies.map((s) => s.message_count)).toEqual([2, 2])
+  })
+
   test('a file that is not an Arbor export, or a damaged one, is refused in words', async ({
     page,
     host,

@@ -4,6 +4,7 @@ import type { CatalogueModel, LocalDownload, LibraryModel, MemoryFit } from './l
 import type { Method, providerKind, RequestOf, theme } from './schemas'
 import type {
   ChatExportResult,
+  ChatExportTransfer,
   MessagesPage,
   ModelOption,
   PendingInteraction,
@@ -239,6 +240,12 @@ export interface Responses {
   'sessions.export': ChatExportResult
   /** The imported chat first, then its forks (parents before children). */
   'sessions.import': { sessions: SessionInfo[] }
+  /** Arbor, wire only: an export to read in `parts` pieces (`sessions.export_read`). */
+  'sessions.export_open': ChatExportTransfer
+  'sessions.export_read': { text: string }
+  /** Arbor, wire only: a chat file written in pieces, then imported whole by `import_commit`. */
+  'sessions.import_write': { transfer_id: string; chars: number }
+  'sessions.import_commit': { sessions: SessionInfo[] }
   'settings.get': AppSettings
   'settings.set': AppSettings
   'providers.list': { providers: ProviderInfo[]; presets: ProviderPreset[]; secret_storage: string }

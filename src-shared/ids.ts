@@ -7,7 +7,7 @@
  * index of the store.
  */
 export type IdKind =
-  'ses' | 'msg' | 'prt' | 'turn' | 'run' | 'snap' | 'int' | 'cmd' | 'op' | 'sub' | 'tc' | 'dl' | 'imp'
+  'ses' | 'msg' | 'prt' | 'turn' | 'run' | 'snap' | 'int' | 'cmd' | 'op' | 'sub' | 'tc' | 'dl' | 'imp' | 'xfr'
 
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz'
 

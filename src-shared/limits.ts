@@ -19,3 +19,12 @@ export const ATTACHMENT_IMAGE_TYPES: readonly string[] = [
 ]
 /** A prompt with attachments may be this big on the wire (base64 images). */
 export const MAX_PROMPT_REQUEST_BYTES = 32 * 1024 * 1024
+
+/**
+ * A chat file crosses a transport in pieces of at most this many characters (an export read a
+ * piece per request, an import written so): one 30 MB frame held the host's event loop for
+ * half a second, a piece of this size for a few milliseconds.
+ */
+export const TRANSFER_PART_CHARS = 1024 * 1024
+/** A request carrying one such piece, in bytes: 6 bytes a character at worst, JSON-escaped. */
+export const MAX_TRANSFER_PART_REQUEST_BYTES = 6 * TRANSFER_PART_CHARS + 4096

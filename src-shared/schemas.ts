@@ -14,6 +14,7 @@ import {
   MAX_ATTACHMENT_TEXT_CHARS,
   MAX_ATTACHMENTS,
   MAX_TEXT_CHARS,
+  TRANSFER_PART_CHARS,
 } from './limits'
 
 export { MAX_PROMPT_REQUEST_BYTES, MAX_TEXT_CHARS } from './limits'
@@ -107,6 +108,17 @@ export const schemas = {
       .min(1, 'is empty: choose a chat file exported from Arbor (.json)')
       .max(MAX_IMPORT_CHARS, `is larger than ${MAX_IMPORT_CHARS / (1024 * 1024)} MB`),
   }),
+  // A chat file in pieces over a transport (the SDK's export and import of large files).
+  'sessions.export_open': z.strictObject({ session_id: id, format: z.enum(['markdown', 'json']) }),
+  'sessions.export_read': z.strictObject({ transfer_id: id, index: z.number().int().min(0) }),
+  'sessions.import_write': z.strictObject({
+    transfer_id: id.optional(),
+    text: z
+      .string()
+      .min(1, 'is empty')
+      .max(TRANSFER_PART_CHARS, `is longer than a piece (${TRANSFER_PART_CHARS} characters)`),
+  }),
+  'sessions.import_commit': z.strictObject({ transfer_id: id }),
   'sessions.search': z.strictObject({
     query: z.string().trim().min(1).max(500),
     limit: z.number().int().min(1).max(200).optional(),

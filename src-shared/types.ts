@@ -242,6 +242,23 @@ export interface ChatExportResult {
   filename: string
   mime_type: string
   text: string
+  /**
+   * The same text in pieces, when it crossed a transport in pieces (the remote SDK): hand them
+   * to a Blob instead of reading `text`, which joins them into one string when first read.
+   */
+  parts?: string[]
+}
+
+/** An export waiting to be read in pieces over a transport (`sessions.export_open`). */
+export interface ChatExportTransfer {
+  transfer_id: string
+  format: ExportFormat
+  filename: string
+  mime_type: string
+  /** How many pieces: `sessions.export_read` with index 0 … parts - 1. */
+  parts: number
+  /** The file's length in characters. */
+  chars: number
 }
 
 export interface SessionStatus {

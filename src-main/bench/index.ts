@@ -21,7 +21,7 @@ import {
   seedScale,
 } from './scale'
 import { fillSession, seedMessage } from './seed'
-import { transferAtScale } from './transfer'
+import { transferAtScale, transferOverTheWire } from './transfer'
 import { overTheWire } from './wire'
 import { localModelFigures } from './local'
 import { median } from './stats'
@@ -307,6 +307,7 @@ async function main(): Promise<void> {
     // It drops the full-text index to measure indexing it again in the background.
     ['backlog', () => backlogAtScale(dir, total)],
     ['transfer', () => transferAtScale(dir, big)],
+    ['transfer-wire', () => transferOverTheWire(dir, big)],
   ]
   for (const [name, run] of figures) if (!only || only.includes(name)) await run()
   console.log('UI figures follow (scripts/ui-bench.mjs, Chromium through Playwright).')

@@ -11,7 +11,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks'
 import type { ChatFile } from '../runtime/transfer/format'
+import WebSocket from 'ws'
+import { spawn } from 'node:child_process'
+import { connectArbor } from '../../src-shared/sdk'
+import type { SessionInfo } from '../../src-shared/types'
 import { openRuntime } from '../runtime'
+import { host } from './host'
 import { compare } from './stats'
 
 /** The longest the event loop waited while `work` ran, and how long it took. */
@@ -117,5 +122,123 @@ export async function transferAtScale(dir: string, big: string): Promise<void> {
     await rt.sessions.remove(copy.session_id)
   } finally {
     await rt.close()
+  }
+}
+
+/**
+ * A client that asks the host for its info every 5 ms over a connection of its own, in a process
+ * of its own: the longest answer between `start()` and `stop()` is the longest the host kept
+ * every window waiting meanwhile.
+ */
+async function pinger(url: string): Promise<{ start(): void; stop(): Promise<number>; close(): void }> {
+  const code = `
+    const WebSocket = require('ws')
+    const ws = new WebSocket(process.argv[1])
+    let id = 0, on = false, longest = 0
+    const tick = () => {
+      const t0 = performance.now(), me = ++id
+      const got = (d) => {
+        if (!d.toString().startsWith('{"id":' + me + ',')) return
+        ws.off('message', got)
+        if (on) longest = Math.max(longest, performance.now() - t0)
+        setTimeout(tick, 5)
+      }
+      ws.on('message', got)
+      ws.send(JSON.stringify({ id: me, method: 'app.info', params: {} }))
+    }
+    ws.on('open', () => { console.log('open'); tick() })
+    process.stdin.on('data', (d) => {
+      if (d.toString().includes('start')) { on = true; longest = 0 }
+      else { on = false; console.log('longest ' + longest) }
+    })`
+  const child = spawn(process.execPath, ['-e', code, url], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+    cwd: process.cwd(),
+  })
+  const lines: Array<(line: string) => void> = []
+  child.stdout!.on('data', (d: Buffer) => {
+    for (const line of d.toString().split('\n').filter(Boolean)) lines.shift()?.(line)
+  })
+  const next = () => new Promise<string>((resolve) => lines.push(resolve))
+  await next()
+  return {
+    start: () => child.stdin!.write('start\n'),
+    stop: async () => {
+      const answer = next()
+      child.stdin!.write('stop\n')
+      return Number((await answer).split(' ')[1])
+    },
+    close: () => child.kill(),
+  }
+}
+
+/** One request in one frame, as every client sent an export or import before they went in pieces. */
+async function oneFrame(url: string, method: string, params: object): Promise<unknown> {
+  const ws = new WebSocket(url, { maxPayload: 1024 * 1024 * 1024 })
+  await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject))
+  const data = await new Promise<unknown>((resolve, reject) => {
+    ws.on('message', (d: Buffer) => {
+      const frame = JSON.parse(d.toString()) as {
+        id?: number
+        result?: { ok: boolean; data?: unknown; error?: unknown }
+      }
+      if (frame.id !== 1) return
+      if (frame.result?.ok) resolve(frame.result.data)
+      else reject(new Error(`${method}: ${JSON.stringify(frame.result?.error)}`))
+    })
+    ws.send(JSON.stringify({ id: 1, method, params }))
+  })
+  ws.close()
+  return data
+}
+
+/**
+ * Export and import of the big session through the browser host (`npm run serve`), the way the
+ * app does them (the SDK: pieces of a megabyte), against the same file in one frame each way:
+ * the longest a client that pings the host meanwhile waits for an answer.
+ */
+export async function transferOverTheWire(dir: string, big: string): Promise<void> {
+  const h = await host(dir)
+  const arbor = await connectArbor({ url: h.url, token: h.token, WebSocket })
+  const ws = `${h.url.replace(/^http/, 'ws')}/ws?token=${h.token}`
+  const ping = await pinger(ws)
+  const during = async <T>(work: () => Promise<T>) => {
+    await new Promise((r) => setTimeout(r, 200))
+    ping.start()
+    const t0 = performance.now()
+    const out = await work()
+    const took = performance.now() - t0
+    return { out, took, longest: await ping.stop() }
+  }
+  try {
+    const exported = await during(() => arbor.sessions.export(big, { format: 'json' }))
+    const file = exported.out.text
+    const mb = `${(file.length / 1e6).toFixed(1)} MB`
+    const exportOne = await during(() => oneFrame(ws, 'sessions.export', { session_id: big, format: 'json' }))
+    const imported = await during(() => arbor.sessions.import({ data: file }))
+    const importOne = await during(() => oneFrame(ws, 'sessions.import', { data: file }))
+    compare(
+      `over the WebSocket host: longest wait of another client while the chat (${mb}) is exported`,
+      exported.longest,
+      exportOne.longest,
+      'the file in one frame',
+      { max: 50 },
+      `${exported.out.parts?.length ?? 1} pieces, ${(exported.took / 1000).toFixed(1)} s (one frame: ${(exportOne.took / 1000).toFixed(1)} s)`,
+    )
+    compare(
+      `over the WebSocket host: longest wait of another client while it is imported`,
+      imported.longest,
+      importOne.longest,
+      'the file in one frame',
+      { max: 50 },
+      `${(imported.took / 1000).toFixed(1)} s (one frame: ${(importOne.took / 1000).toFixed(1)} s)`,
+    )
+    // The copies go, so later figures see the database as it was.
+    const copies = [...imported.out.sessions, ...(importOne.out as { sessions: SessionInfo[] }).sessions]
+    for (const s of copies.reverse()) await arbor.sessions.remove(s.session_id)
+  } finally {
+    ping.close()
+    await arbor.close()
+    await h.stop()
   }
 }

@@ -1,6 +1,8 @@
 import { listPermissions, revokePermission } from '../runtime/permissions'
 import { join } from 'node:path'
 import { inspectWorkspace } from '../runtime/workspace'
+import { TRANSFER_PART_CHARS } from '../../src-shared/limits'
+import { Transfers } from './transfers'
 import type { AppInfo, ResponseOf } from '../../src-shared/contract'
 import { ArborError, toErrorShape, type Result } from '../../src-shared/errors'
 import {
@@ -53,6 +55,8 @@ export function createRouter(runtime: Runtime, appInfo: () => AppInfo, host: Hos
     subscriptions.get(peer_id)?.delete(session_id)
   }
   const peers = new Map<string, Peer>()
+  /** Chat files crossing this router in pieces, per peer. */
+  const transfers = new Transfers()
   const { sessions } = runtime
   const s = (id: string) => sessions.get(id)
   /** One call on one session: the wire's `session.x` maps to the API's `session.x()`. */
@@ -118,6 +122,13 @@ export function createRouter(runtime: Runtime, appInfo: () => AppInfo, host: Hos
     'sessions.empty_trash': () => sessions.empty_trash(),
     'sessions.export': ({ session_id, ...o }) => sessions.export(session_id, o),
     'sessions.import': (r) => sessions.import(r),
+    'sessions.export_open': async ({ session_id, format }, peer) => {
+      const { parts, ...file } = await runtime.exportParts(session_id, format, TRANSFER_PART_CHARS)
+      return { transfer_id: transfers.openExport(peer.id, parts), ...file, parts: parts.length }
+    },
+    'sessions.export_read': (r, peer) => ({ text: transfers.read(peer.id, r.transfer_id, r.index) }),
+    'sessions.import_write': (r, peer) => transfers.write(peer.id, r.transfer_id, r.text),
+    'sessions.import_commit': (r, peer) => sessions.import({ data: transfers.take(peer.id, r.transfer_id) }),
     'settings.get': () => runtime.settings(),
     'settings.set': (r) => settingsChanged(runtime.updateSettings(r)),
     'providers.list': () => ({
@@ -238,6 +249,7 @@ export function createRouter(runtime: Runtime, appInfo: () => AppInfo, host: Hos
       for (const sub of subscriptions.get(peer.id)?.values() ?? []) sub.unsubscribe?.()
       subscriptions.delete(peer.id)
       peers.delete(peer.id)
+      transfers.drop(peer.id)
     },
   }
 }

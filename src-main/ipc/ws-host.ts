@@ -13,6 +13,7 @@ import {
 } from '../../src-shared/schemas'
 import type { ServerEvent } from '../../src-shared/types'
 import { newId } from '../../src-shared/ids'
+import { MAX_TRANSFER_PART_REQUEST_BYTES } from '../../src-shared/limits'
 import { deltaBursts, isDelta } from './delta-bursts'
 import { createOutbox } from './outbox'
 import type { Peer, Router } from './router'
@@ -319,7 +320,15 @@ export async function startBrowserHost(opts: {
             message: `A message with its attachments may be at most ${MAX_PROMPT_REQUEST_BYTES / 1024 / 1024} MB; attach fewer or smaller files.`,
           },
         })
-      if (bytes > MAX_REQUEST_BYTES && method !== 'sessions.import' && method !== 'session.prompt')
+      // A piece of a chat file (the SDK writes a large import so) is larger than most requests.
+      if (method === 'sessions.import_write' && bytes > MAX_TRANSFER_PART_REQUEST_BYTES)
+        return tooLarge(MAX_TRANSFER_PART_REQUEST_BYTES, id)
+      if (
+        bytes > MAX_REQUEST_BYTES &&
+        method !== 'sessions.import' &&
+        method !== 'session.prompt' &&
+        method !== 'sessions.import_write'
+      )
         return tooLarge(MAX_REQUEST_BYTES, id)
       void opts.router.handle(method, params, peer).then((result) => reply(id, result))
     })

@@ -107,6 +107,8 @@ export interface Runtime extends Arbor, Omit<Upkeep, 'stop'> {
   library: LocalLibrary
   /** Deletes what has been 30 days in the Trash now (Arbor does it at start and hourly). */
   purgeTrash(): number
+  /** `sessions.export`'s file in parts of at most `size` characters (for a transport). */
+  exportParts: SessionRegistry['exportParts']
   /** Called when a session is created, removed or forked: the list itself changed. */
   onSessionsChanged(listener: () => void): () => void
   /** Every session's info change (created, changed, removed): session lists follow these. */
@@ -286,6 +288,7 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
     restoreBackup: (name) => scheduleRestore(dataDir, name),
     library,
     purgeTrash: () => registry.purgeTrash(),
+    exportParts: (session_id, format, size) => registry.exportParts(session_id, format, size),
     onSessionsChanged: (listener) => registry.onChanged(listener),
     onSessionInfo: (listener) => registry.onInfo(listener),
     async close() {

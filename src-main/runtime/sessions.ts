@@ -2,11 +2,17 @@ import { ArborError } from '../../src-shared/errors'
 import { newId } from '../../src-shared/ids'
 import type { ForkRequest, Session, Sessions } from '../../src-shared/sdk/api'
 import { parseRequest, type Method, type ParsedRequestOf } from '../../src-shared/schemas'
-import type { SearchHit, SecurityMode, SessionInfoMutation, TrashedSessionInfo } from '../../src-shared/types'
+import type {
+  ExportFormat,
+  SearchHit,
+  SecurityMode,
+  SessionInfoMutation,
+  TrashedSessionInfo,
+} from '../../src-shared/types'
 import { rootSessionRow, type CommandRow } from '../store'
 import { SessionCore, type SessionDeps } from './session'
 import { ContextCache } from './session/model-context'
-import { exportChat, importChat } from './transfer'
+import { exportChat, exportChatParts, importChat } from './transfer'
 import { purgeTrash, TRASH_KEEP_MS } from './trash'
 
 /** What the registry needs besides what every session needs. */
@@ -187,6 +193,17 @@ export class SessionRegistry {
     const s = this.core(session_id)
     this.added(s)
     return this.facade(s)
+  }
+
+  /**
+   * `sessions.export`'s file in parts of at most `size` characters, never joined into one
+   * string: what a transport sends a part at a time (the router's transfers).
+   */
+  async exportParts(session_id: string, format: ExportFormat, size: number) {
+    const r = parseRequest('sessions.export', { session_id, format })
+    this.ensureOpen()
+    this.core(r.session_id)
+    return exportChatParts(this.base.store, r.session_id, r.format, this.base.now(), size)
   }
 
   /** Deletes for good what has been in the Trash for 30 days (at start-up, then every hour). */

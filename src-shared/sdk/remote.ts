@@ -1,7 +1,15 @@
 import { ClientError } from '../client'
 import type { ArborTransport, ResponseOf } from '../contract'
 import type { Method, RequestOf } from '../schemas'
-import type { ServerEvent, SessionInfoMutation, SessionMutation, TurnResult } from '../types'
+import { cutText } from '../cut-text'
+import { TRANSFER_PART_CHARS } from '../limits'
+import type {
+  ChatExportResult,
+  ServerEvent,
+  SessionInfoMutation,
+  SessionMutation,
+  TurnResult,
+} from '../types'
 import type { Arbor, MutationListener, Session, Sessions, TurnHandle } from './api'
 
 /** Calls that are not about sessions: app info, settings, providers, MCP servers. */
@@ -29,6 +37,17 @@ export interface RemoteOptions {
   onListenerError?: (err: unknown, mutation: SessionMutation) => void
   /** How many of the newest messages are re-sent to listeners after a reconnect. */
   resyncLimit?: number
+}
+
+/**
+ * An export that arrived in parts: `parts` as they came, and `text` joined from them when first
+ * read (a download hands the parts to a Blob and never joins them).
+ */
+function exportResult(file: Omit<ChatExportResult, 'text' | 'parts'>, parts: string[]): ChatExportResult {
+  let text: string | undefined
+  const result = { ...file, parts } as ChatExportResult
+  Object.defineProperty(result, 'text', { enumerable: true, get: () => (text ??= parts.join('')) })
+  return result
 }
 
 /** Codes the transport answers when the connection, not the server, failed the call. */
@@ -237,8 +256,26 @@ export function createArbor(transport: ArborTransport, opts: RemoteOptions = {})
       return info
     },
     empty_trash: () => call('sessions.empty_trash', {}),
-    export: (session_id, o) => call('sessions.export', { session_id, ...o }),
-    import: (o) => call('sessions.import', o),
+    // A chat file crosses the transport in pieces: one large frame held the host's event loop
+    // (every window and stream) for as long as it took to decode or encode it.
+    async export(session_id, o) {
+      const t = await call('sessions.export_open', { session_id, ...o })
+      const parts: string[] = []
+      for (let index = 0; index < t.parts; index++)
+        parts.push((await call('sessions.export_read', { transfer_id: t.transfer_id, index })).text)
+      return exportResult({ format: t.format, filename: t.filename, mime_type: t.mime_type }, parts)
+    },
+    async import(o) {
+      const data: unknown = o?.data
+      if (typeof data !== 'string' || data.length <= TRANSFER_PART_CHARS) return call('sessions.import', o)
+      let transfer_id: string | undefined
+      for (const text of cutText(data, TRANSFER_PART_CHARS))
+        ({ transfer_id } = await call('sessions.import_write', {
+          ...(transfer_id ? { transfer_id } : {}),
+          text,
+        }))
+      return call('sessions.import_commit', { transfer_id: transfer_id! })
+    },
   }
 
   return {

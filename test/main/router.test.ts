@@ -134,6 +134,16 @@ describe('router: one contract, validated at the boundary', () => {
       'sessions.import': async () => ({
         data: (await ok('sessions.export', { session_id: id, format: 'json' })).text,
       }),
+      'sessions.export_open': async () => ({ session_id: id, format: 'markdown' }),
+      'sessions.export_read': async () => ({
+        transfer_id: (await ok('sessions.export_open', { session_id: id, format: 'json' })).transfer_id,
+        index: 0,
+      }),
+      'sessions.import_write': async () => ({ text: '{"format":' }),
+      'sessions.import_commit': async () => {
+        const { text } = await ok('sessions.export', { session_id: id, format: 'json' })
+        return { transfer_id: (await ok('sessions.import_write', { text })).transfer_id }
+      },
       'settings.get': async () => ({}),
       'settings.set': async () => ({ theme: 'dark', default_security: 'ask' }),
       'providers.list': async () => ({}),

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
+import { MAX_TRANSFER_PART_REQUEST_BYTES, TRANSFER_PART_CHARS } from '../../src-shared/limits'
 import { MAX_REQUEST_BYTES } from '../../src-shared/schemas'
 import { ClientError, connectArbor, type RemoteArbor } from '../../src-shared/sdk'
 import { allMessages, browserHost, textOf, writeMessages } from './helpers'
@@ -9,9 +10,27 @@ afterEach(async () => {
   while (clients.length) await clients.pop()!.close()
 })
 
+/** Every frame's size, in bytes, each way: what this client sent and what the host sent it. */
+const frames = { sent: [] as number[], received: [] as number[] }
+
+class RecordingSocket extends WebSocket {
+  constructor(...args: ConstructorParameters<typeof WebSocket>) {
+    super(...args)
+    this.on('message', (data: Buffer) => frames.received.push(data.length))
+  }
+  override send(data: string, ...rest: unknown[]): void {
+    frames.sent.push(Buffer.byteLength(data))
+    ;(super.send as (...a: unknown[]) => void)(data, ...rest)
+  }
+}
+
 async function remote() {
   const { runtime, host } = await browserHost()
-  const arbor = await connectArbor({ url: `http://127.0.0.1:${host.port}`, token: host.token, WebSocket })
+  const arbor = await connectArbor({
+    url: `http://127.0.0.1:${host.port}`,
+    token: host.token,
+    WebSocket: RecordingSocket as unknown as typeof WebSocket,
+  })
   clients.push(arbor)
   return { runtime, arbor }
 }
@@ -37,10 +56,21 @@ describe('Trash, export and import over the wire', () => {
     const { runtime, arbor } = await remote()
     const s = await arbor.sessions.create({ title: 'Very long one' })
     writeMessages(runtime, s.session_id, 1_800, 'huge', (i) => `${i} ${'dolor sit amet '.repeat(700)}`)
+    frames.sent.length = frames.received.length = 0
     const file = await arbor.sessions.export(s.session_id, { format: 'json' })
     expect(file.text.length).toBeGreaterThan(17 * 1024 * 1024)
+    // The same file as the runtime's own export (but for when), read in pieces of at most a part.
+    const when = (text: string) => text.replace(/"exported_at": \d+/, '"exported_at": 0')
+    const local = await runtime.sessions.export(s.session_id, { format: 'json' })
+    expect(when(file.text)).toBe(when(local.text))
+    expect(file.parts!.length).toBeGreaterThanOrEqual(17)
+    expect(file.parts!.every((p) => p.length <= TRANSFER_PART_CHARS)).toBe(true)
     const { sessions } = await arbor.sessions.import({ data: file.text })
     expect(sessions[0]!.message_count).toBe(1_800)
+    // No frame either way carried more than a piece (one 30 MB frame held the host for 0.5 s).
+    expect(Math.max(...frames.received)).toBeLessThan(TRANSFER_PART_CHARS + 4096)
+    expect(Math.max(...frames.sent)).toBeLessThan(MAX_TRANSFER_PART_REQUEST_BYTES)
+    expect(frames.sent.length).toBeGreaterThanOrEqual(17 + 18)
     const copy = await runtime.sessions.get(sessions[0]!.session_id)
     const page = await copy.messages({ limit: 3 })
     expect(page.items.map(textOf)).toEqual((await s.messages({ limit: 3 })).items.map(textOf))

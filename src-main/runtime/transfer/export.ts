@@ -1,6 +1,7 @@
 import type { ChatExportResult, ExportFormat, SessionMessage } from '../../../src-shared/types'
 import type { SessionRow, Store } from '../../store'
 import { CHAT_FILE_FORMAT, CHAT_FILE_VERSION, type ChatFile, type ChatFileSession } from './format'
+import { cutText } from '../../../src-shared/cut-text'
 import { breathe } from './breathe'
 import { chatMarkdown } from './markdown'
 
@@ -131,10 +132,11 @@ export function fileName(title: string, ext: string): string {
 }
 
 /**
- * The file's JSON: one message a line, written a thousand at a time between turns of the event
- * loop (the whole file in one JSON.stringify stopped the app for as long as it took).
+ * The file's JSON in small pieces, one message a line, written a thousand at a time between
+ * turns of the event loop (the whole file in one JSON.stringify stopped the app for as long as
+ * it took).
  */
-async function fileText(file: ChatFile): Promise<string> {
+async function filePieces(file: ChatFile): Promise<string[]> {
   const { sessions, ...head } = file
   const out: string[] = []
   // `{ …head, "sessions": [` as JSON.stringify writes it with one space of indent.
@@ -151,7 +153,30 @@ async function fileText(file: ChatFile): Promise<string> {
     out.push('\n  ]}')
   }
   out.push('\n ]\n}\n')
-  return out.join('')
+  return out
+}
+
+/**
+ * Small pieces gathered into parts of at most `size` characters, a part per turn of the event
+ * loop (joining a 30 MB file at once held it for tens of milliseconds).
+ */
+async function gather(pieces: string[], size: number): Promise<string[]> {
+  const parts: string[] = []
+  let run: string[] = []
+  let length = 0
+  const close = async () => {
+    if (run.length) parts.push(...cutText(run.join(''), size))
+    run = []
+    length = 0
+    await breathe()
+  }
+  for (const piece of pieces) {
+    run.push(piece)
+    length += piece.length
+    if (length >= size) await close()
+  }
+  await close()
+  return parts
 }
 
 /** The chat as a file to download: Markdown to read, or JSON (with its forks) to import back. */
@@ -161,19 +186,42 @@ export async function exportChat(
   format: ExportFormat,
   now: number,
 ): Promise<ChatExportResult> {
+  const { pieces, ...file } = await exportPieces(store, session_id, format, now)
+  return { ...file, text: pieces.join('') }
+}
+
+/** The file in parts of at most `size` characters, never joined into one string. */
+export async function exportChatParts(
+  store: Store,
+  session_id: string,
+  format: ExportFormat,
+  now: number,
+  size: number,
+): Promise<Omit<ChatExportResult, 'text' | 'parts'> & { parts: string[]; chars: number }> {
+  const { pieces, ...file } = await exportPieces(store, session_id, format, now)
+  const parts = await gather(pieces, size)
+  return { ...file, parts, chars: parts.reduce((n, p) => n + p.length, 0) }
+}
+
+async function exportPieces(
+  store: Store,
+  session_id: string,
+  format: ExportFormat,
+  now: number,
+): Promise<Omit<ChatExportResult, 'text' | 'parts'> & { pieces: string[] }> {
   const row = store.getSession(session_id)!
   if (format === 'json')
     return {
       format,
       filename: fileName(row.title, 'json'),
       mime_type: 'application/json',
-      text: await fileText(await chatFileOf(store, row, now, 'Arbor')),
+      pieces: await filePieces(await chatFileOf(store, row, now, 'Arbor')),
     }
   const messages = await lineageMessages(store, session_id)
   return {
     format,
     filename: fileName(row.title, 'md'),
     mime_type: 'text/markdown',
-    text: await chatMarkdown(row, messages, store.forksOf(session_id), now),
+    pieces: [await chatMarkdown(row, messages, store.forksOf(session_id), now)],
   }
 }

@@ -1,3 +1,3 @@
-export { exportChat } from './export'
+export { exportChat, exportChatParts } from './export'
 export { discardImport, importChat, parseChatFile } from './import'
 export { CHAT_FILE_FORMAT, CHAT_FILE_VERSION } from './format'

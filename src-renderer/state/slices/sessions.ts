@@ -154,7 +154,7 @@ export function createSessionsSlice(api: SliceApi): Slice<SessionsState, Session
     async exportChat(session_id, format) {
       try {
         const file = await arbor.sessions.export(session_id, { format })
-        downloadText(file.filename, file.mime_type, file.text)
+        downloadText(file.filename, file.mime_type, file.parts ?? file.text)
       } catch (err) {
         api.fail('Could not export the chat', err)
       }
