@@ -200,7 +200,7 @@ async function oneFrame(url: string, method: string, params: object): Promise<un
 export async function transferOverTheWire(dir: string, big: string): Promise<void> {
   const h = await host(dir)
   const arbor = await connectArbor({ url: h.url, token: h.token, WebSocket })
-  const ws = `${h.url.replace(/^http/, 'ws')}/ws?token=${h.token}`
+  const ws = `ws://${new URL(h.url).host}/ws?token=${h.token}`
   const ping = await pinger(ws)
   const during = async <T>(work: () => Promise<T>) => {
     await new Promise((r) => setTimeout(r, 200))

