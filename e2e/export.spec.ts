@@ -126,6 +126,36 @@ test.describe('export and import', () => {
     expect(copies.map((s) => s.message_count)).toEqual([2, 2])
   })
 
+  test('a long import shows how far it is, then opens the chat', async ({ page, host }, info) => {
+    const one = await host.rpc('sessions.create', { title: 'Forty thousand messages' })
+    await seed(host, one.session_id, ['a question'])
+    const exported = await host.withArbor((a) => a.sessions.export(one.session_id, { format: 'json' }))
+    // The exchange repeated 20,000 times, with ids and seqs of its own: a long chat's file.
+    const file = JSON.parse(exported.text) as {
+      sessions: Array<{ messages: Array<Record<string, unknown>> }>
+    }
+    const [user, reply] = file.sessions[0]!.messages
+    file.sessions[0]!.messages = Array.from({ length: 40_000 }, (_, i) => ({
+      ...(i % 2 ? reply : user),
+      message_id: `msg_long${i}`,
+      seq: i + 1,
+    }))
+    const path = info.outputPath('forty-thousand.json')
+    writeFileSync(path, JSON.stringify(file))
+    await host.withArbor((a) => a.sessions.remove(one.session_id))
+
+    await openApp(page, host)
+    const dialog = await importFile(page, path)
+    await expect(dialog.getByRole('status').filter({ hasText: 'messages' })).toContainText(
+      /Writing [\d,]+ of 40,000 messages…/,
+    )
+    await expect(dialog.getByRole('progressbar', { name: 'Import progress' })).toBeVisible()
+    await page.screenshot({ path: info.outputPath('import-progress.png') })
+    await expect(dialog).toHaveCount(0, { timeout: 30_000 })
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText('Forty thousand messages')
+    expect((await host.withArbor((a) => a.sessions.list()))[0]!.message_count).toBe(40_000)
+  })
+
   test('a file that is not an Arbor export, or a damaged one, is refused in words', async ({
     page,
     host,

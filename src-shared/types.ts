@@ -249,6 +249,16 @@ export interface ChatExportResult {
   parts?: string[]
 }
 
+/**
+ * How far an import is: `sending` the file to the host (characters, over a transport only), then
+ * `writing` its messages (messages written of all of them).
+ */
+export interface ImportProgress {
+  phase: 'sending' | 'writing'
+  done: number
+  total: number
+}
+
 /** An export waiting to be read in pieces over a transport (`sessions.export_open`). */
 export interface ChatExportTransfer {
   transfer_id: string
@@ -390,3 +400,5 @@ export type ServerEvent =
   | { type: 'storage_problem'; message: string }
   /** Model downloads and their progress (at most every 250 ms while one runs). */
   | { type: 'local_downloads'; downloads: LocalDownload[] }
+  /** To the connection importing a chat in pieces: its messages written so far (every 100 ms). */
+  | { type: 'import_progress'; transfer_id: string; done: number; total: number }

@@ -12,7 +12,7 @@ import {
   type Method,
   type ParsedRequestOf,
 } from '../../src-shared/schemas'
-import type { ServerEvent } from '../../src-shared/types'
+import type { ImportProgress, ServerEvent } from '../../src-shared/types'
 import { PROVIDER_PRESETS, type Runtime, type Session } from '../runtime'
 
 /**
@@ -128,7 +128,16 @@ export function createRouter(runtime: Runtime, appInfo: () => AppInfo, host: Hos
     },
     'sessions.export_read': (r, peer) => ({ text: transfers.read(peer.id, r.transfer_id, r.index) }),
     'sessions.import_write': (r, peer) => transfers.write(peer.id, r.transfer_id, r.text),
-    'sessions.import_commit': (r, peer) => sessions.import({ data: transfers.take(peer.id, r.transfer_id) }),
+    'sessions.import_commit': ({ transfer_id }, peer) => {
+      // How far the writing is, to the importing connection: at most every 100 ms, and the end.
+      let last = 0
+      const onProgress = ({ done, total }: ImportProgress) => {
+        if (done < total && performance.now() - last < 100) return
+        last = performance.now()
+        peer.send({ type: 'import_progress', transfer_id, done, total })
+      }
+      return sessions.import({ data: transfers.take(peer.id, transfer_id) }, { onProgress })
+    },
     'settings.get': () => runtime.settings(),
     'settings.set': (r) => settingsChanged(runtime.updateSettings(r)),
     'providers.list': () => ({

@@ -293,12 +293,14 @@ export class SessionRegistry {
         this.core(r.session_id)
         return exportChat(store, r.session_id, r.format, this.base.now())
       },
-      import: async (opts) => {
+      import: async (opts, progress) => {
         const r = check('sessions.import', opts ?? {})
+        const onProgress = progress?.onProgress
         const rows = await importChat(store, r.data, {
           defaults: this.base.defaults(),
           models: this.base.models,
           now: this.base.now(),
+          ...(onProgress ? { onProgress: (done, total) => onProgress({ phase: 'writing', done, total }) } : {}),
         })
         const infos = rows.map((row) => {
           const s = this.core(row.session_id)

@@ -3,6 +3,7 @@ import type {
   Attachment,
   ChatExportResult,
   ExportFormat,
+  ImportProgress,
   MessagesPage,
   PendingInteraction,
   Receipt,
@@ -143,8 +144,14 @@ export interface Sessions {
   empty_trash(): Promise<{ removed: number }>
   /** Arbor: the chat as Markdown (to read) or as JSON with its forks (to import back). */
   export(session_id: string, opts: { format: ExportFormat }): Promise<ChatExportResult>
-  /** Arbor: recreates an exported chat and its forks (new ids where the old ones are taken). */
-  import(opts: { data: string }): Promise<{ sessions: SessionInfo[] }>
+  /**
+   * Arbor: recreates an exported chat and its forks (new ids where the old ones are taken).
+   * `onProgress` hears how far it is (a long chat takes seconds).
+   */
+  import(
+    opts: { data: string },
+    progress?: { onProgress?: (p: ImportProgress) => void },
+  ): Promise<{ sessions: SessionInfo[] }>
 }
 
 /** What both `openRuntime()` and `connectArbor()` give you. */

@@ -5,6 +5,7 @@ import { cutText } from '../cut-text'
 import { TRANSFER_PART_CHARS } from '../limits'
 import type {
   ChatExportResult,
+  ImportProgress,
   ServerEvent,
   SessionInfoMutation,
   SessionMutation,
@@ -25,7 +26,9 @@ export interface RemoteArbor extends Arbor {
   /** Every session's info changes (created, changed, removed), subscribed or not: for session lists. */
   onSessionsChange(listener: (mutation: SessionInfoMutation) => void): () => void
   /** App-wide events: the settings (theme, providers, models, MCP servers) changed. */
-  onAppEvent(listener: (event: Exclude<ServerEvent, { type: 'mutation' | 'sessions' }>) => void): () => void
+  onAppEvent(
+    listener: (event: Exclude<ServerEvent, { type: 'mutation' | 'sessions' | 'import_progress' }>) => void,
+  ): () => void
   /** Connection state (the WebSocket can drop and come back; Electron IPC never drops). */
   onConnection(listener: (connected: boolean) => void): () => void
 }
@@ -62,7 +65,9 @@ const CONNECTION_LOST = new Set(['busy', 'unavailable'])
  */
 export function createArbor(transport: ArborTransport, opts: RemoteOptions = {}): RemoteArbor {
   const listeners = new Map<string, Set<MutationListener>>()
-  const appListeners = new Set<(event: Exclude<ServerEvent, { type: 'mutation' | 'sessions' }>) => void>()
+  const appListeners = new Set<
+    (event: Exclude<ServerEvent, { type: 'mutation' | 'sessions' | 'import_progress' }>) => void
+  >()
   const listListeners = new Set<(mutation: SessionInfoMutation) => void>()
   const reconnectWaiters = new Set<() => void>()
   let closed = false
@@ -87,9 +92,14 @@ export function createArbor(transport: ArborTransport, opts: RemoteOptions = {})
     }
   }
 
+  /** The progress callbacks of imports being written, by transfer id. */
+  const importProgress = new Map<string, (p: ImportProgress) => void>()
+
   const offEvent = transport.onEvent((event) => {
     if (event.type === 'mutation') deliver(event.mutation)
     else if (event.type === 'sessions') for (const l of [...listListeners]) l(event.mutation)
+    else if (event.type === 'import_progress')
+      importProgress.get(event.transfer_id)?.({ phase: 'writing', done: event.done, total: event.total })
     else for (const l of [...appListeners]) l(event)
   })
 
@@ -265,16 +275,29 @@ export function createArbor(transport: ArborTransport, opts: RemoteOptions = {})
         parts.push((await call('sessions.export_read', { transfer_id: t.transfer_id, index })).text)
       return exportResult({ format: t.format, filename: t.filename, mime_type: t.mime_type }, parts)
     },
-    async import(o) {
+    // In pieces when the file is larger than one, or when the caller follows the progress.
+    async import(o, progress) {
       const data: unknown = o?.data
-      if (typeof data !== 'string' || data.length <= TRANSFER_PART_CHARS) return call('sessions.import', o)
+      const onProgress = progress?.onProgress
+      if (typeof data !== 'string' || !data || (data.length <= TRANSFER_PART_CHARS && !onProgress))
+        return call('sessions.import', o)
       let transfer_id: string | undefined
-      for (const text of cutText(data, TRANSFER_PART_CHARS))
-        ({ transfer_id } = await call('sessions.import_write', {
+      let sent = 0
+      for (const text of cutText(data, TRANSFER_PART_CHARS)) {
+        ;({ transfer_id } = await call('sessions.import_write', {
           ...(transfer_id ? { transfer_id } : {}),
           text,
         }))
-      return call('sessions.import_commit', { transfer_id: transfer_id! })
+        sent += text.length
+        onProgress?.({ phase: 'sending', done: sent, total: data.length })
+      }
+      const id = transfer_id!
+      if (onProgress) importProgress.set(id, onProgress)
+      try {
+        return await call('sessions.import_commit', { transfer_id: id })
+      } finally {
+        importProgress.delete(id)
+      }
     },
   }
 

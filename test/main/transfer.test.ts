@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { Runtime, Session } from '../../src-main/runtime'
 import type { Store } from '../../src-main/store'
-import type { SessionMessage } from '../../src-shared/types'
+import type { ImportProgress, SessionMessage } from '../../src-shared/types'
 import {
   allMessages,
   dumpDatabase,
@@ -90,6 +90,20 @@ describe('Export and import', () => {
         expect(back.map(content)).toEqual((await every(long)).map(content))
       }
     }
+  })
+
+  it('an import tells how far its writing is, from 0 to every message of the file', async () => {
+    const rt = sqliteRuntime()
+    const long = await rt.sessions.create({ title: 'Followed' })
+    writeMessages(rt, long.session_id, 1_100, 'f', (i) => `message ${i}`)
+    await long.fork({})
+    const file = await rt.sessions.export(long.session_id, { format: 'json' })
+    const seen: ImportProgress[] = []
+    const { sessions } = await rt.sessions.import({ data: file.text }, { onProgress: (p) => seen.push(p) })
+    expect(sessions).toHaveLength(2)
+    expect(seen.every((p) => p.phase === 'writing' && p.total === 1_100)).toBe(true)
+    // A chunk at a time (250 messages), the first before any is written.
+    expect(seen.map((p) => p.done)).toEqual([0, 250, 500, 750, 1_000, 1_100])
   })
 
   it("exports a fork's own messages only: what it inherits is read once, for its parent", async () => {

@@ -164,18 +164,19 @@ async function gather(pieces: string[], size: number): Promise<string[]> {
   const parts: string[] = []
   let run: string[] = []
   let length = 0
-  const close = async () => {
-    if (run.length) parts.push(...cutText(run.join(''), size))
-    run = []
-    length = 0
-    await breathe()
-  }
   for (const piece of pieces) {
     run.push(piece)
     length += piece.length
-    if (length >= size) await close()
+    if (length < size) continue
+    // Whole parts out; what is left over begins the next one.
+    const cut = cutText(run.join(''), size)
+    const rest = cut.at(-1)!.length < size ? cut.pop()! : ''
+    parts.push(...cut)
+    run = rest ? [rest] : []
+    length = rest.length
+    await breathe()
   }
-  await close()
+  if (length) parts.push(run.join(''))
   return parts
 }
 

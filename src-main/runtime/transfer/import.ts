@@ -70,6 +70,8 @@ export interface ImportOptions {
   defaults: { model: string; security: SecurityMode; plugins: string[] }
   models: Map<string, Model>
   now: number
+  /** After each chunk written: messages written so far, of all the file's. */
+  onProgress?: (done: number, total: number) => void
 }
 
 /**
@@ -106,6 +108,15 @@ async function importOne(store: Store, data: string, opts: ImportOptions): Promi
     // Each session's lineage as new message ids (file seq = index + 1), for fork points.
     const lineages = new Map<string, string[]>()
     let chunk: SessionMessage[] = []
+    const total = file.sessions.reduce((n, s) => n + s.messages.length, 0)
+    let done = 0
+    const written = async () => {
+      await write(store, import_id, chunk)
+      done += chunk.length
+      chunk = []
+      opts.onProgress?.(done, total)
+    }
+    opts.onProgress?.(0, total)
     for (const s of file.sessions) {
       const session_id = ids.get(s.session_id)!
       const parentId = s.parent_session_id === null ? null : ids.get(s.parent_session_id)!
@@ -115,14 +126,13 @@ async function importOne(store: Store, data: string, opts: ImportOptions): Promi
         chunk.push(importedMessage(m, message_id, session_id))
         lineage.push(message_id)
         if (chunk.length >= IMPORT_CHUNK) {
-          await write(store, import_id, chunk)
-          chunk = []
+          await written()
           await breathe()
         }
       }
       lineages.set(session_id, lineage)
     }
-    if (chunk.length > 0) await write(store, import_id, chunk)
+    if (chunk.length > 0) await written()
     return store.transaction(() => {
       const rows = file.sessions.map((s) => createImported(store, s, ids, lineages, opts))
       store.endImport(import_id)

@@ -1,6 +1,7 @@
 import { ClientError } from '../../../src-shared/sdk'
 import type {
   ExportFormat,
+  ImportProgress,
   SessionInfo,
   SessionInfoMutation,
   TrashedSessionInfo,
@@ -40,7 +41,10 @@ export interface SessionsActions {
   /** Saves the chat as a file (Markdown, or JSON with its forks). */
   exportChat(session_id: string, format: ExportFormat): Promise<void>
   /** Imports a chat file's text and opens the chat; refusals are said in the answer. */
-  importChat(data: string): Promise<{ ok: true; title: string } | { ok: false; message: string }>
+  importChat(
+    data: string,
+    onProgress?: (p: ImportProgress) => void,
+  ): Promise<{ ok: true; title: string } | { ok: false; message: string }>
   rename(session_id: string, title: string): Promise<void>
   archive(session_id: string, archived: boolean): Promise<void>
   loadArchived(): Promise<void>
@@ -160,9 +164,9 @@ export function createSessionsSlice(api: SliceApi): Slice<SessionsState, Session
       }
     },
 
-    async importChat(data) {
+    async importChat(data, onProgress) {
       try {
-        const { sessions } = await arbor.sessions.import({ data })
+        const { sessions } = await arbor.sessions.import({ data }, onProgress ? { onProgress } : undefined)
         sync.flush()
         api.setChat(sessions.reduce<ChatState>((chat, info) => upsertSession(chat, info), get()))
         const root = sessions[0]!
