@@ -300,7 +300,9 @@ export class SessionRegistry {
           defaults: this.base.defaults(),
           models: this.base.models,
           now: this.base.now(),
-          ...(onProgress ? { onProgress: (done, total) => onProgress({ phase: 'writing', done, total }) } : {}),
+          ...(onProgress
+            ? { onProgress: (done, total) => onProgress({ phase: 'writing', done, total }) }
+            : {}),
         })
         const infos = rows.map((row) => {
           const s = this.core(row.session_id)
