@@ -2,7 +2,7 @@ import { ArborError } from '../../../src-shared/errors'
 import type { ImportStore } from '../types'
 import { BUSY_TIMEOUT_MS, inTransaction, type Db } from './db'
 import { INSERT_MESSAGE, json, messageParams } from './rows'
-import { ftsMerging, indexText, messageText } from './search'
+import { ftsIndex, ftsMerging } from './search'
 
 /**
  * The imports table (migration 6) and the messages of imports in progress. A chunk's rows are
@@ -12,14 +12,13 @@ import { ftsMerging, indexText, messageText } from './search'
 export function sqliteImports(db: Db): ImportStore {
   const p = (sql: string) => db.prepare(sql)
   const merging = ftsMerging(db)
+  const fts = ftsIndex(db)
   const stmts = {
     begin: p('INSERT INTO imports (import_id, session_ids, created_at) VALUES (?, ?, ?)'),
     sessionIds: p('SELECT session_ids FROM imports WHERE import_id = ?').pluck(),
     end: p('DELETE FROM imports WHERE import_id = ?'),
     unfinished: p('SELECT import_id, session_ids FROM imports ORDER BY created_at, import_id'),
     insert: p(INSERT_MESSAGE),
-    ftsInsert: p('INSERT INTO messages_fts(rowid, text) VALUES (?, ?)'),
-    ftsDelete: p('DELETE FROM messages_fts WHERE rowid = ?'),
     someIds: p('SELECT id FROM messages WHERE session_id = ? LIMIT ?').pluck(),
     deleteRow: p('DELETE FROM messages WHERE id = ?'),
     // A session row under a reserved id means the import ended (its sessions exist).
@@ -55,8 +54,7 @@ export function sqliteImports(db: Db): ImportStore {
                 `The import ${import_id} reserved no session ${m.session_id} (or it has ended).`,
               )
             const info = stmts.insert.run(messageParams(m))
-            const text = m.status === 'streaming' ? '' : messageText(m.parts)
-            if (text) stmts.ftsInsert.run(info.lastInsertRowid, indexText(text))
+            fts.index(info.lastInsertRowid, m.status, m.parts, true)
           }
           merging.step()
         })
@@ -90,7 +88,7 @@ export function sqliteImports(db: Db): ImportStore {
           // Never the rows of a session that exists: they are not (or no longer) the import's.
           if (stmts.sessionExists.get(session_id)) continue
           for (const id of stmts.someIds.all(session_id, max - deleted) as number[]) {
-            stmts.ftsDelete.run(id)
+            fts.remove(id)
             stmts.deleteRow.run(id)
             deleted++
           }

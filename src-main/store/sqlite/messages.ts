@@ -5,7 +5,7 @@ import { inTransaction, runTransaction, type Db, type Row } from './db'
 import type { Lineage, Segment } from './lineage'
 import type { SessionRows } from './session-rows'
 import { INSERT_MESSAGE, json, messageParams, metaOf, toMessage } from './rows'
-import { ftsMerging, indexText, messageText, prepareSearch } from './search'
+import { ftsIndex, ftsMerging, prepareSearch } from './search'
 
 /** The messages table, read across fork lineages, and its FTS5 index. */
 export function sqliteMessageLog(
@@ -39,8 +39,6 @@ export function sqliteMessageLog(
         ORDER BY seq DESC`),
     rangeMessages: p('SELECT * FROM messages WHERE session_id = ? AND seq > ? AND seq <= ? ORDER BY seq ASC'),
     ftsBacklog: p(`SELECT id, parts, status FROM messages WHERE id > ? AND id <= ? ORDER BY id ASC LIMIT ?`),
-    ftsInsert: p('INSERT INTO messages_fts(rowid, text) VALUES (?, ?)'),
-    ftsDelete: p('DELETE FROM messages_fts WHERE rowid = ?'),
   }
 
   /**
@@ -88,12 +86,7 @@ export function sqliteMessageLog(
   // A bulk write cut short (an import, by a crash) may have left FTS5's own merging off.
   if ((settings.getSetting('fts_indexed_upto') ?? 0) >= (settings.getSetting('fts_live_from') ?? 0))
     inTransaction(db, () => merging.auto())
-  const index = (id: number, status: string, parts: SessionMessage['parts'], fresh = false) => {
-    if (status === 'streaming') return
-    if (!fresh) stmts.ftsDelete.run(id)
-    const text = messageText(parts)
-    if (text) stmts.ftsInsert.run(id, indexText(text))
-  }
+  const { index } = ftsIndex(db)
 
   /** One transaction per message: take the next seq (bumping the session's), insert the row. */
   const insertTx = db.transaction((message: Omit<SessionMessage, 'seq'>): SessionMessage => {

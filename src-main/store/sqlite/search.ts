@@ -205,3 +205,25 @@ export function ftsMerging(db: Db) {
     },
   }
 }
+
+/**
+ * A message's words in the full-text index, kept at write time in the message's own
+ * transaction: a settled message is (re)indexed when written, a streaming one once it settles.
+ */
+export function ftsIndex(db: Db) {
+  const insert = db.prepare('INSERT INTO messages_fts(rowid, text) VALUES (?, ?)')
+  const remove = db.prepare('DELETE FROM messages_fts WHERE rowid = ?')
+  return {
+    /** `fresh`: the row was just inserted, so none of its words are indexed yet. */
+    index(id: number | bigint, status: string, parts: SessionMessage['parts'], fresh = false): void {
+      if (status === 'streaming') return
+      if (!fresh) remove.run(id)
+      const text = messageText(parts)
+      if (text) insert.run(id, indexText(text))
+    },
+    /** Before the row itself is deleted. */
+    remove(id: number): void {
+      remove.run(id)
+    },
+  }
+}

@@ -3,6 +3,7 @@ import { inTransaction, type Db, type Row } from './db'
 import type { Lineage } from './lineage'
 import { sessionParams, toListRow, toSession } from './rows'
 import type { Queues } from './queues'
+import { ftsIndex } from './search'
 import type { SessionRows } from './session-rows'
 
 /** The sessions table, removal with tombstones, and forks (a row plus a first snapshot). */
@@ -14,6 +15,7 @@ export function sqliteSessions(
   queues: Queues,
 ): SessionStore {
   const p = (sql: string) => db.prepare(sql)
+  const fts = ftsIndex(db)
   const stmts = {
     insertSession:
       p(`INSERT INTO sessions (session_id, title, created_at, updated_at, archived, removed, paused, model,
@@ -163,8 +165,7 @@ export function sqliteSessions(
           .prepare('SELECT id FROM messages WHERE session_id = ?')
           .pluck()
           .all(session_id) as number[]
-        const del = db.prepare('DELETE FROM messages_fts WHERE rowid = ?')
-        for (const id of ids) del.run(id)
+        for (const id of ids) fts.remove(id)
         stmts.deleteSessionMessages.run(session_id)
         for (const table of ['snapshots', 'commands', 'turns', 'interactions'])
           db.prepare(`DELETE FROM ${table} WHERE session_id = ?`).run(session_id)
