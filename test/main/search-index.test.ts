@@ -88,6 +88,26 @@ describe('search queries', () => {
     await rt.close()
   })
 
+  it('still finds older matches when the newest thousands are in a chat it does not show (in the Trash)', async () => {
+    const rt = sqliteRuntime()
+    const older = await rt.sessions.create({ title: 'Older' })
+    writeMessages(rt, older.session_id, 30, 'older', (i) => `a pelican ${i} by the sea`)
+    const long = await rt.sessions.create({ title: 'Long' })
+    // More than the first windows of candidates (2,000 then 4,000): all newer than Older's.
+    writeMessages(rt, long.session_id, 7_000, 'long', (i) => `pelican count ${i}`)
+    const before = await messageHits(rt, 'pelican', { limit: 20 })
+    expect(new Set(before.map((h) => h.session_id))).toEqual(new Set([long.session_id]))
+    await rt.sessions.trash(long.session_id)
+    // Before: nothing at all (the 2,000 newest matches were all in the Trash).
+    const after = await messageHits(rt, 'pelican', { limit: 20 })
+    expect(after).toHaveLength(20)
+    expect(after.every((h) => h.session_id === older.session_id)).toBe(true)
+    expect(after[0]!.snippet).toContain('pelican 29')
+    // Fewer visible matches than asked for: all of them, and the search ends.
+    expect(await messageHits(rt, 'pelican', { limit: 50 })).toHaveLength(30)
+    await rt.close()
+  })
+
   it('finds the words a half-typed word starts beyond plain ASCII, and never the word itself twice', async () => {
     const rt = sqliteRuntime()
     const s = await rt.sessions.create()

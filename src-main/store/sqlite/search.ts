@@ -5,6 +5,13 @@ import { toMessage } from './rows'
 
 /** How many of the newest matches a search looks at before it filters (removed, cleared) and cuts. */
 const SEARCH_CANDIDATES = 2000
+/**
+ * When those are not enough (most of the newest matches are in chats a search does not show: a
+ * long chat in the Trash, one being imported), older ones are looked at in windows twice as
+ * large each time, up to this many in all: a chat of 100,000 messages put in the Trash made a
+ * common word find nothing anywhere else for the 30 days it stays there.
+ */
+const MAX_CANDIDATES = 2_000_000
 /** How many chats whose title matches are listed (before the messages). */
 const TITLE_HITS = 20
 /** How many of the words a half-typed last word starts are searched for. */
@@ -41,9 +48,15 @@ function fold(word: string): string {
  */
 export function prepareSearch(db: Db): (query: string, limit: number) => SearchHit[] {
   const stmt = db.prepare(`SELECT m.*, s.title AS session_title
-    FROM (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rowid DESC LIMIT ${SEARCH_CANDIDATES}) f
+    FROM (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? AND rowid < ? ORDER BY rowid DESC LIMIT ?) f
     JOIN messages m ON m.id = f.rowid JOIN sessions s ON s.session_id = m.session_id
     WHERE s.removed = 0 AND s.trashed_at IS NULL AND m.seq >= s.visible_from_seq ORDER BY m.id DESC LIMIT ?`)
+  /** The last candidate of a full window (where the next one starts), or undefined: all were read. */
+  const windowEnd = db
+    .prepare(
+      'SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? AND rowid < ? ORDER BY rowid DESC LIMIT 1 OFFSET ?',
+    )
+    .pluck()
   // The index's words in order, one row per (word, message): a per-connection view of it. The
   // 'row' view would count each word's messages by walking its whole list of them ("the" is in
   // every message: 100 ms at a million), so the words a prefix starts are read one at a time,
@@ -114,8 +127,18 @@ export function prepareSearch(db: Db): (query: string, limit: number) => SearchH
     return hits
   }
   /** The newest `limit` visible matches of one FTS5 query, newest first (by row id). */
-  const run = (match: string, limit: number) =>
-    (stmt.all(match, limit) as Row[]).map((r) => ({ id: r.id as number, row: r }))
+  const run = (match: string, limit: number) => {
+    const rows: Row[] = []
+    let below = Number.MAX_SAFE_INTEGER
+    for (let size = SEARCH_CANDIDATES, read = 0; read < MAX_CANDIDATES; read += size, size *= 2) {
+      rows.push(...(stmt.all(match, below, size, limit - rows.length) as Row[]))
+      if (rows.length >= limit) break
+      const end = windowEnd.get(match, below, size - 1) as number | undefined
+      if (end === undefined) break
+      below = end
+    }
+    return rows.map((r) => ({ id: r.id as number, row: r }))
+  }
   return (query, limit) => {
     const terms = searchTerms(query)
     if (terms.length === 0) return []
