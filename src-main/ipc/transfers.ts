@@ -62,11 +62,11 @@ export class Transfers {
     return { transfer_id, chars: t.chars }
   }
 
-  /** An import's whole text, and the transfer ends (whether the import then succeeds or not). */
-  take(peer_id: string, transfer_id: string): string {
+  /** An import's pieces, and the transfer ends (whether the import then succeeds or not). */
+  take(peer_id: string, transfer_id: string): string[] {
     const t = this.get(peer_id, transfer_id, 'import')
     this.byPeer.get(peer_id)?.delete(transfer_id)
-    return t.parts.join('')
+    return t.parts
   }
 
   /** The connection closed: its transfers end. */

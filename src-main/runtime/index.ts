@@ -109,6 +109,8 @@ export interface Runtime extends Arbor, Omit<Upkeep, 'stop'> {
   purgeTrash(): number
   /** `sessions.export`'s file in parts of at most `size` characters (for a transport). */
   exportParts: SessionRegistry['exportParts']
+  /** `sessions.import` of a file in the parts a transport brought (not joined into one string). */
+  importParts: SessionRegistry['importFile']
   /** Called when a session is created, removed or forked: the list itself changed. */
   onSessionsChanged(listener: () => void): () => void
   /** Every session's info change (created, changed, removed): session lists follow these. */
@@ -289,6 +291,7 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
     library,
     purgeTrash: () => registry.purgeTrash(),
     exportParts: (session_id, format, size) => registry.exportParts(session_id, format, size),
+    importParts: (parts, progress) => registry.importFile(parts, progress),
     onSessionsChanged: (listener) => registry.onChanged(listener),
     onSessionInfo: (listener) => registry.onInfo(listener),
     async close() {

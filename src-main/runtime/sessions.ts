@@ -4,6 +4,8 @@ import type { ForkRequest, Session, Sessions } from '../../src-shared/sdk/api'
 import { parseRequest, type Method, type ParsedRequestOf } from '../../src-shared/schemas'
 import type {
   ExportFormat,
+  ImportProgress,
+  SessionInfo,
   SearchHit,
   SecurityMode,
   SessionInfoMutation,
@@ -206,6 +208,31 @@ export class SessionRegistry {
     return exportChatParts(this.base.store, r.session_id, r.format, this.base.now(), size)
   }
 
+  /**
+   * `sessions.import`'s work, for a file's text whole or in the parts a transport brought
+   * (read a part after the other, never joined into one string).
+   */
+  async importFile(
+    data: string | readonly string[],
+    progress?: { onProgress?: (p: ImportProgress) => void },
+  ): Promise<{ sessions: SessionInfo[] }> {
+    this.ensureOpen()
+    const onProgress = progress?.onProgress
+    const rows = await importChat(this.base.store, data, {
+      defaults: this.base.defaults(),
+      models: this.base.models,
+      now: this.base.now(),
+      ...(onProgress ? { onProgress: (done, total) => onProgress({ phase: 'writing', done, total }) } : {}),
+    })
+    return {
+      sessions: rows.map((row) => {
+        const s = this.core(row.session_id)
+        this.added(s)
+        return s.info()
+      }),
+    }
+  }
+
   /** Deletes for good what has been in the Trash for 30 days (at start-up, then every hour). */
   purgeTrash(): number {
     if (this.closed) return 0
@@ -293,24 +320,7 @@ export class SessionRegistry {
         this.core(r.session_id)
         return exportChat(store, r.session_id, r.format, this.base.now())
       },
-      import: async (opts, progress) => {
-        const r = check('sessions.import', opts ?? {})
-        const onProgress = progress?.onProgress
-        const rows = await importChat(store, r.data, {
-          defaults: this.base.defaults(),
-          models: this.base.models,
-          now: this.base.now(),
-          ...(onProgress
-            ? { onProgress: (done, total) => onProgress({ phase: 'writing', done, total }) }
-            : {}),
-        })
-        const infos = rows.map((row) => {
-          const s = this.core(row.session_id)
-          this.added(s)
-          return s.info()
-        })
-        return { sessions: infos }
-      },
+      import: async (opts, progress) => this.importFile(check('sessions.import', opts ?? {}).data, progress),
     }
   }
 }

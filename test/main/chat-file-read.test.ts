@@ -75,7 +75,7 @@ const file = {
 
 const expected = (text: string): ChatFile => chatFile.parse(JSON.parse(text))
 
-async function notJson(text: string): Promise<void> {
+async function notJson(text: string | string[]): Promise<void> {
   const err = await readChatFile(text).then(
     () => null,
     (e: unknown) => e,
@@ -110,6 +110,30 @@ describe('Reading a chat file a slice at a time', () => {
       TRICKY,
     )
     expect(back.sessions[1]!.messages).toEqual([])
+  })
+
+  it('reads a file in pieces cut anywhere (inside strings, escapes and keys) as the file whole', async () => {
+    for (const text of [JSON.stringify(file), JSON.stringify(file, null, 2)]) {
+      const whole = await splitChatFile(text)
+      const want = expected(text)
+      // Every cut into two, and pieces of 1 to 9 characters.
+      for (let at = 0; at <= text.length; at++) {
+        const pieces = [text.slice(0, at), text.slice(at)]
+        expect(await splitChatFile(pieces)).toEqual(whole)
+      }
+      for (let size = 1; size <= 9; size++) {
+        const pieces = text.match(new RegExp(`[^]{1,${size}}`, 'g'))!
+        expect(await splitChatFile(pieces)).toEqual(whole)
+        expect(await readChatFile(pieces)).toEqual(want)
+      }
+    }
+    // Not taken apart in pieces either: read whole, the same.
+    const escaped = JSON.stringify(file).replaceAll('"messages":', '"\\u006dessages":')
+    expect(await readChatFile(escaped.match(/[^]{1,7}/g)!)).toEqual(expected(escaped))
+    // Cut off in the middle of a string: not JSON, in pieces as whole.
+    const cut = JSON.stringify(file).slice(0, 300)
+    await notJson(cut)
+    expect(await splitChatFile([cut.slice(0, 150), cut.slice(150)])).toBeNull()
   })
 
   it('reads a long file with the event loop free between slices', async () => {

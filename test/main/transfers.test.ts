@@ -133,7 +133,7 @@ describe('chat files in pieces over a transport (sessions.export_open/read, impo
     clock = IDLE_MS + 1
     const fresh = t.write('p', undefined, 'z')
     expect(() => t.write('p', ids[1], 'y')).toThrow(/was unused for 10 minutes/)
-    expect(t.take('p', ids[0]!)).toBe('xy')
-    expect(t.take('p', fresh.transfer_id)).toBe('z')
+    expect(t.take('p', ids[0]!)).toEqual(['x', 'y'])
+    expect(t.take('p', fresh.transfer_id)).toEqual(['z'])
   })
 })

@@ -13,7 +13,7 @@ const IMPORT_CHUNK = 250
 const DISCARD_CHUNK = 2000
 
 /** Reads a chat file whole, or says what is wrong with it (one call, for small files and tests). */
-export async function parseChatFile(data: string): Promise<ChatFile> {
+export async function parseChatFile(data: string | readonly string[]): Promise<ChatFile> {
   const file = await readChatFile(data)
   await checkStructure(file)
   return file
@@ -85,7 +85,11 @@ export interface ImportOptions {
  * twice gives two copies. Forks are made as Arbor makes them (copy-on-write from a checkpoint of
  * the parent at the fork point). Answers the new rows, the chat first.
  */
-export function importChat(store: Store, data: string, opts: ImportOptions): Promise<SessionRow[]> {
+export function importChat(
+  store: Store,
+  data: string | readonly string[],
+  opts: ImportOptions,
+): Promise<SessionRow[]> {
   // One at a time per store: a chunk's message ids are checked free, then written (after a
   // wait, when the write lock is someone else's) — another import must not take them meanwhile.
   const next = (imports.get(store) ?? Promise.resolve()).then(() => importOne(store, data, opts))
@@ -97,7 +101,11 @@ export function importChat(store: Store, data: string, opts: ImportOptions): Pro
 }
 const imports = new WeakMap<Store, Promise<unknown>>()
 
-async function importOne(store: Store, data: string, opts: ImportOptions): Promise<SessionRow[]> {
+async function importOne(
+  store: Store,
+  data: string | readonly string[],
+  opts: ImportOptions,
+): Promise<SessionRow[]> {
   const file = await parseChatFile(data)
   const ids = new Map<string, string>()
   for (const s of file.sessions)
