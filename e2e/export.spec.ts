@@ -48,6 +48,9 @@ test.describe('export and import', () => {
 
     const download = await exportAs(page, 'Markdown')
     expect(download.suggestedFilename()).toBe('Plan-a-trip-to-Lisbon.md')
+    await expect(
+      page.getByText('Exported “Plan a trip to Lisbon” as Plan-a-trip-to-Lisbon.md.'),
+    ).toBeVisible()
     const text = readFileSync((await download.path())!, 'utf8')
     expect(text).toMatch(/^# Plan a trip to Lisbon\n/)
     expect(text).toContain('### You · ')

@@ -156,11 +156,18 @@ export function createSessionsSlice(api: SliceApi): Slice<SessionsState, Session
     },
 
     async exportChat(session_id, format) {
+      // A long chat takes a few seconds to write out: said after a moment, then what was saved
+      // (Electron saves a download without a bar of its own).
+      const title = get().sessions.find((s) => s.session_id === session_id)?.title ?? 'the chat'
+      const slow = setTimeout(() => api.actions.notify(`Exporting “${title}”…`), 400)
       try {
         const file = await arbor.sessions.export(session_id, { format })
         downloadText(file.filename, file.mime_type, file.parts ?? file.text)
+        api.actions.notify(`Exported “${title}” as ${file.filename}.`)
       } catch (err) {
         api.fail('Could not export the chat', err)
+      } finally {
+        clearTimeout(slow)
       }
     },
 
