@@ -21,6 +21,12 @@ export const ATTACHMENT_IMAGE_TYPES: readonly string[] = [
 export const MAX_PROMPT_REQUEST_BYTES = 32 * 1024 * 1024
 
 /**
+ * Largest accepted chat file to import (its text), in characters: a long chat with its forks.
+ * An export of 100,000 messages of the bench's sizes is 28.7 MB, so this takes ~450,000.
+ */
+export const MAX_IMPORT_CHARS = 128 * 1024 * 1024
+
+/**
  * A chat file crosses a transport in pieces of at most this many characters (an export read a
  * piece per request, an import written so): one 30 MB frame held the host's event loop for
  * half a second, a piece of this size for a few milliseconds.

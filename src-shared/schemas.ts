@@ -13,18 +13,14 @@ import {
   MAX_ATTACHMENT_IMAGE_BYTES,
   MAX_ATTACHMENT_TEXT_CHARS,
   MAX_ATTACHMENTS,
+  MAX_IMPORT_CHARS,
   MAX_TEXT_CHARS,
   TRANSFER_PART_CHARS,
 } from './limits'
 
-export { MAX_PROMPT_REQUEST_BYTES, MAX_TEXT_CHARS } from './limits'
+export { MAX_IMPORT_CHARS, MAX_PROMPT_REQUEST_BYTES, MAX_TEXT_CHARS } from './limits'
 /** Largest accepted serialized request, in bytes (checked by the transports). */
 export const MAX_REQUEST_BYTES = 512 * 1024
-/**
- * Largest accepted chat file to import (its text), in characters: a long chat with its forks.
- * An export of 100,000 messages of the bench's sizes is 28.7 MB, so this takes ~450,000.
- */
-export const MAX_IMPORT_CHARS = 128 * 1024 * 1024
 /** Largest request carrying an import (its file's text and the frame around it), in bytes. */
 export const MAX_IMPORT_REQUEST_BYTES = 3 * MAX_IMPORT_CHARS
 

@@ -56,7 +56,13 @@ export class Transfers {
       return { transfer_id: id, chars: text.length }
     }
     const t = this.get(peer_id, transfer_id, 'import')
-    this.checkSize(t.chars + text.length)
+    try {
+      this.checkSize(t.chars + text.length)
+    } catch (err) {
+      // The import cannot go on: what it holds goes now, not in 10 minutes.
+      this.byPeer.get(peer_id)?.delete(transfer_id)
+      throw err
+    }
     t.parts.push(text)
     t.chars += text.length
     return { transfer_id, chars: t.chars }
@@ -67,6 +73,14 @@ export class Transfers {
     const t = this.get(peer_id, transfer_id, 'import')
     this.byPeer.get(peer_id)?.delete(transfer_id)
     return t.parts
+  }
+
+  /** Characters held for every connection's transfers (what they cost in memory, halved). */
+  held(): number {
+    let n = 0
+    for (const mine of this.byPeer.values())
+      for (const t of mine.values()) for (const part of t.parts) n += part.length
+    return n
   }
 
   /** The connection closed: its transfers end. */
@@ -83,9 +97,13 @@ export class Transfers {
   }
 
   private open(peer_id: string, t: Transfer): string {
+    // Those left unused by any connection go first (an Electron window's lives as long as it).
+    for (const [peer, theirs] of this.byPeer) {
+      for (const [id, old] of theirs) if (this.now() - old.used > IDLE_MS) theirs.delete(id)
+      if (theirs.size === 0) this.byPeer.delete(peer)
+    }
     const mine = this.byPeer.get(peer_id) ?? new Map<string, Transfer>()
     this.byPeer.set(peer_id, mine)
-    for (const [id, old] of mine) if (this.now() - old.used > IDLE_MS) mine.delete(id)
     if (mine.size >= MAX_OPEN)
       throw new ArborError(
         'conflict',

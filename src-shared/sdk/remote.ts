@@ -2,7 +2,7 @@ import { ClientError } from '../client'
 import type { ArborTransport, ResponseOf } from '../contract'
 import type { Method, RequestOf } from '../schemas'
 import { cutText } from '../cut-text'
-import { TRANSFER_PART_CHARS } from '../limits'
+import { MAX_IMPORT_CHARS, TRANSFER_PART_CHARS } from '../limits'
 import type {
   ChatExportResult,
   ImportProgress,
@@ -98,9 +98,13 @@ export function createArbor(transport: ArborTransport, opts: RemoteOptions = {})
   const offEvent = transport.onEvent((event) => {
     if (event.type === 'mutation') deliver(event.mutation)
     else if (event.type === 'sessions') for (const l of [...listListeners]) l(event.mutation)
-    else if (event.type === 'import_progress')
-      importProgress.get(event.transfer_id)?.({ phase: 'writing', done: event.done, total: event.total })
-    else for (const l of [...appListeners]) l(event)
+    else if (event.type === 'import_progress') {
+      try {
+        importProgress.get(event.transfer_id)?.({ phase: 'writing', done: event.done, total: event.total })
+      } catch (err) {
+        console.error('[arbor] an import progress listener threw:', err)
+      }
+    } else for (const l of [...appListeners]) l(event)
   })
 
   /** After a reconnect: subscribe again, then hand every listener the persisted state. */
@@ -281,6 +285,12 @@ export function createArbor(transport: ArborTransport, opts: RemoteOptions = {})
       const onProgress = progress?.onProgress
       if (typeof data !== 'string' || !data || (data.length <= TRANSFER_PART_CHARS && !onProgress))
         return call('sessions.import', o)
+      // Refused before anything is sent, in the words the host would use.
+      if (data.length > MAX_IMPORT_CHARS)
+        throw new ClientError({
+          code: 'payload_too_large',
+          message: `The chat file is larger than ${MAX_IMPORT_CHARS / (1024 * 1024)} MB, more than Arbor imports.`,
+        })
       let transfer_id: string | undefined
       let sent = 0
       for (const text of cutText(data, TRANSFER_PART_CHARS)) {
@@ -289,7 +299,11 @@ export function createArbor(transport: ArborTransport, opts: RemoteOptions = {})
           text,
         }))
         sent += text.length
-        onProgress?.({ phase: 'sending', done: sent, total: data.length })
+        try {
+          onProgress?.({ phase: 'sending', done: sent, total: data.length })
+        } catch (err) {
+          console.error('[arbor] an import progress listener threw:', err)
+        }
       }
       const id = transfer_id!
       if (onProgress) importProgress.set(id, onProgress)

@@ -1,6 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
-import { MAX_TRANSFER_PART_REQUEST_BYTES, TRANSFER_PART_CHARS } from '../../src-shared/limits'
+import {
+  MAX_IMPORT_CHARS,
+  MAX_TRANSFER_PART_REQUEST_BYTES,
+  TRANSFER_PART_CHARS,
+} from '../../src-shared/limits'
 import { MAX_REQUEST_BYTES } from '../../src-shared/schemas'
 import type { ImportProgress } from '../../src-shared/types'
 import { ClientError, connectArbor, type RemoteArbor } from '../../src-shared/sdk'
@@ -86,6 +90,18 @@ describe('Trash, export and import over the wire', () => {
     const copy = await runtime.sessions.get(sessions[0]!.session_id)
     const page = await copy.messages({ limit: 3 })
     expect(page.items.map(textOf)).toEqual((await s.messages({ limit: 3 })).items.map(textOf))
+  })
+
+  it('a file larger than Arbor imports is refused by the SDK before any of it is sent', async () => {
+    const { arbor } = await remote()
+    frames.sent.length = 0
+    const err = await arbor.sessions
+      .import({ data: 'x'.repeat(MAX_IMPORT_CHARS + 1) })
+      .catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(ClientError)
+    expect((err as ClientError).code).toBe('payload_too_large')
+    expect((err as ClientError).message).toContain('128 MB')
+    expect(frames.sent).toEqual([])
   })
 
   it('trash and restore from a client: a listener attached before goes on receiving mutations', async () => {

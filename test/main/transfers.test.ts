@@ -93,6 +93,8 @@ describe('chat files in pieces over a transport (sessions.export_open/read, impo
     const err = await refused(a, 'sessions.import_write', { transfer_id, text: 'y' })
     expect(err.code).toBe('payload_too_large')
     expect(err.message).toContain('128 MB')
+    // It cannot go on, so it is gone at once (not held for 10 minutes).
+    expect((await refused(a, 'sessions.import_write', { transfer_id, text: 'y' })).code).toBe('not_found')
   })
 
   it('a closed connection drops its transfers; the others stay', async () => {
@@ -115,8 +117,9 @@ describe('chat files in pieces over a transport (sessions.export_open/read, impo
     expect(pieces).toEqual(['a', '😀', '😀', '😀', '😀', '😀', 'bc'])
     expect(cutText('abcde', 2)).toEqual(['ab', 'cd', 'e'])
     expect(cutText('', 2)).toEqual([])
-    // A size of one still makes progress (a lone half is then unavoidable).
+    // A size of one still makes progress (a lone half is then unavoidable); none is refused.
     expect(cutText('😀', 1).join('')).toBe('😀')
+    expect(() => cutText('abc', 0)).toThrow(RangeError)
   })
 
   it(`at most ${MAX_OPEN} at once per connection, and one unused for ${IDLE_MS / 60_000} minutes is dropped`, () => {
@@ -132,6 +135,8 @@ describe('chat files in pieces over a transport (sessions.export_open/read, impo
     t.write('p', ids[0], 'y')
     clock = IDLE_MS + 1
     const fresh = t.write('p', undefined, 'z')
+    // 'xy' and 'z' only: the 7 others and the other connection's, unused since, are gone.
+    expect(t.held()).toBe(3)
     expect(() => t.write('p', ids[1], 'y')).toThrow(/was unused for 10 minutes/)
     expect(t.take('p', ids[0]!)).toEqual(['x', 'y'])
     expect(t.take('p', fresh.transfer_id)).toEqual(['z'])

@@ -127,10 +127,13 @@ export function prepareSearch(db: Db): (query: string, limit: number) => SearchH
     return hits
   }
   /** The newest `limit` visible matches of one FTS5 query, newest first (by row id). */
-  const run = (match: string, limit: number) => {
+  // One read transaction: a window and where it ends are read from the same snapshot (a chat
+  // deleted in between would otherwise move the end past candidates never looked at).
+  const run = db.transaction((match: string, limit: number) => {
     const rows: Row[] = []
     let below = Number.MAX_SAFE_INTEGER
-    for (let size = SEARCH_CANDIDATES, read = 0; read < MAX_CANDIDATES; read += size, size *= 2) {
+    for (let read = 0, size = SEARCH_CANDIDATES; read < MAX_CANDIDATES; read += size, size *= 2) {
+      size = Math.min(size, MAX_CANDIDATES - read)
       rows.push(...(stmt.all(match, below, size, limit - rows.length) as Row[]))
       if (rows.length >= limit) break
       const end = windowEnd.get(match, below, size - 1) as number | undefined
@@ -138,7 +141,7 @@ export function prepareSearch(db: Db): (query: string, limit: number) => SearchH
       below = end
     }
     return rows.map((r) => ({ id: r.id as number, row: r }))
-  }
+  })
   return (query, limit) => {
     const terms = searchTerms(query)
     if (terms.length === 0) return []
