@@ -127,6 +127,16 @@ describe('Reading a chat file a slice at a time', () => {
         expect(await readChatFile(pieces)).toEqual(want)
       }
     }
+    // A text much longer than a piece, full of escapes, read on from where each piece ended.
+    const longText = 'a \\"quoted\\" \\\\ path \\'.repeat(400)
+    const long = JSON.stringify({
+      ...file,
+      sessions: [{ ...file.sessions[0]!, messages: [message(1, longText)] }],
+    })
+    for (const size of [3, 64, 1000]) {
+      const pieces = long.match(new RegExp(`[^]{1,${size}}`, 'g'))!
+      expect(await readChatFile(pieces)).toEqual(expected(long))
+    }
     // Not taken apart in pieces either: read whole, the same.
     const escaped = JSON.stringify(file).replaceAll('"messages":', '"\\u006dessages":')
     expect(await readChatFile(escaped.match(/[^]{1,7}/g)!)).toEqual(expected(escaped))

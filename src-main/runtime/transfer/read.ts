@@ -95,6 +95,8 @@ export async function splitChatFile(file: string | readonly string[]): Promise<S
   let frameFrom = 0
   let elementFrom = 0
   let scanned = 0
+  /** Where the closing quote of a string cut by a piece is looked for again (not from its start). */
+  let resume = -1
   for (const [p, piece] of pieces.entries()) {
     // What is not taken apart yet goes on, in front of the next piece: the frame since it was
     // last put aside, or the message being read.
@@ -107,6 +109,7 @@ export async function splitChatFile(file: string | readonly string[]): Promise<S
     i -= keep
     frameFrom -= keep
     elementFrom -= keep
+    resume -= keep
     const final = p === pieces.length - 1
     scan: while (i < text.length) {
       if (++scanned >= SCAN_CHARS) {
@@ -115,12 +118,16 @@ export async function splitChatFile(file: string | readonly string[]): Promise<S
       }
       const c = text.charCodeAt(i)
       if (c === QUOTE) {
-        let end = i + 1
+        // Every quote before `resume` was found escaped (a string longer than a piece would be
+        // searched again from its start with every piece that adds to it).
+        let end = resume > i ? resume : i + 1
+        resume = -1
         for (;;) {
           end = text.indexOf('"', end)
-          // A string that goes on in the next piece: scanned again from its start, with it.
+          // A string that goes on in the next piece: read again, with it, from where this ended.
           if (end < 0) {
             if (final) return null
+            resume = text.length
             break scan
           }
           let slashes = 0
