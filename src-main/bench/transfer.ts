@@ -15,6 +15,7 @@ import WebSocket from 'ws'
 import { spawn } from 'node:child_process'
 import { connectArbor } from '../../src-shared/sdk'
 import type { SessionInfo } from '../../src-shared/types'
+import { TRANSFER_PART_CHARS } from '../../src-shared/limits'
 import { openRuntime } from '../runtime'
 import { host } from './host'
 import { compare } from './stats'
@@ -98,8 +99,11 @@ export async function transferAtScale(dir: string, big: string): Promise<void> {
   try {
     const info = await (await rt.sessions.get(big)).get_info()
     const label = `${info.message_count.toLocaleString('en')} messages`
-    const exported = await held(() => rt.sessions.export(big, { format: 'json' }))
-    const file = exported.out.text
+    // What both hosts run for the app (Electron's IPC and the WebSocket): the file in parts,
+    // never joined. The local API's `sessions.export` joins them into its `text`, said after.
+    const exported = await held(() => rt.exportParts(big, 'json', TRANSFER_PART_CHARS))
+    const joined = await held(() => rt.sessions.export(big, { format: 'json' }))
+    const file = joined.out.text
     const mb = `${(file.length / 1e6).toFixed(1)} MB`
     const oneGo = importInOneGo(file)
     const imported = await held(() => rt.sessions.import({ data: file }))
@@ -120,7 +124,7 @@ export async function transferAtScale(dir: string, big: string): Promise<void> {
       exportInOneGo(dir, big),
       'one raw SELECT + JSON.stringify',
       { max: 50 },
-      `the export took ${(exported.took / 1000).toFixed(1)} s, a page at a time`,
+      `the export took ${(exported.took / 1000).toFixed(1)} s, a page at a time, in ${exported.out.parts.length} parts as the hosts send it; the local sessions.export, which joins them into one string: ${joined.longest.toFixed(1)} ms`,
     )
     await rt.sessions.remove(copy.session_id)
   } finally {

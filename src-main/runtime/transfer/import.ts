@@ -5,7 +5,7 @@ import { rootSessionRow, type SessionRow, type Store } from '../../store'
 import type { Model } from '../models/types'
 import { breathe } from './breathe'
 import type { ChatFile, ChatFileMessage } from './format'
-import { AGAIN, readChatFile } from './read'
+import { AGAIN, openChatFile, readChatFile } from './read'
 
 /** Messages written per transaction, with a turn of the event loop between two, by an import. */
 const IMPORT_CHUNK = 250
@@ -15,17 +15,24 @@ const DISCARD_CHUNK = 2000
 /** Reads a chat file whole, or says what is wrong with it (one call, for small files and tests). */
 export async function parseChatFile(data: string | readonly string[]): Promise<ChatFile> {
   const file = await readChatFile(data)
-  await checkStructure(file)
+  checkSessions(
+    file,
+    file.sessions.map((s) => s.messages.length),
+  )
+  const check = messageCheck()
+  for (const s of file.sessions) for (const [k, m] of s.messages.entries()) check(s, k, m)
   return file
 }
 
-/** What the schema cannot see: one chat at the root, parents first, seqs without gaps. */
-async function checkStructure(file: ChatFile): Promise<void> {
-  const damaged = (what: string) =>
-    new ArborError('invalid_request', `This chat file is damaged: ${what}. ${AGAIN}`)
+const damaged = (what: string) =>
+  new ArborError('invalid_request', `This chat file is damaged: ${what}. ${AGAIN}`)
+
+/**
+ * What the schema cannot see of the sessions (`counts`: how many messages each has): one chat at
+ * the root, parents first, forks within their parents, starts within their messages.
+ */
+function checkSessions(file: ChatFile, counts: number[]): void {
   const lastSeq = new Map<string, number>()
-  const messageIds = new Set<string>()
-  let checked = 0
   for (const [i, s] of file.sessions.entries()) {
     if (lastSeq.has(s.session_id)) throw damaged(`the session ${s.session_id} appears twice`)
     if ((i === 0) !== (s.parent_session_id === null))
@@ -37,19 +44,23 @@ async function checkStructure(file: ChatFile): Promise<void> {
       if (s.fork_seq > parentLast)
         throw damaged(`the fork ${s.session_id} starts after the end of its parent`)
     } else if (s.fork_seq !== 0) throw damaged('the chat itself has a fork point')
-    for (const [k, m] of s.messages.entries()) {
-      if (m.seq !== s.fork_seq + k + 1)
-        throw damaged(
-          `message ${m.message_id} of ${s.session_id} is out of order (seq ${m.seq}, expected ${s.fork_seq + k + 1})`,
-        )
-      if (messageIds.has(m.message_id)) throw damaged(`the message ${m.message_id} appears twice`)
-      messageIds.add(m.message_id)
-      if (++checked % 5000 === 0) await breathe()
-    }
-    const last = s.fork_seq + s.messages.length
+    const last = s.fork_seq + counts[i]!
     if (s.visible_from_seq > last + 1 || s.context_from_seq > last + 1)
       throw damaged(`the session ${s.session_id} starts past its last message`)
     lastSeq.set(s.session_id, last)
+  }
+}
+
+/** Of each message, in file order (the `k`th of its session): seqs without gaps, no id twice. */
+function messageCheck() {
+  const messageIds = new Set<string>()
+  return (s: ChatFile['sessions'][number], k: number, m: ChatFileMessage): void => {
+    if (m.seq !== s.fork_seq + k + 1)
+      throw damaged(
+        `message ${m.message_id} of ${s.session_id} is out of order (seq ${m.seq}, expected ${s.fork_seq + k + 1})`,
+      )
+    if (messageIds.has(m.message_id)) throw damaged(`the message ${m.message_id} appears twice`)
+    messageIds.add(m.message_id)
   }
 }
 
@@ -106,7 +117,10 @@ async function importOne(
   data: string | readonly string[],
   opts: ImportOptions,
 ): Promise<SessionRow[]> {
-  const file = await parseChatFile(data)
+  // The sessions are checked first; each message as it is read, a chunk at a time, and written:
+  // a damaged one found later fails the import, which is then discarded like any other.
+  const { file, counts, messages } = await openChatFile(data)
+  checkSessions(file, counts)
   const ids = new Map<string, string>()
   for (const s of file.sessions)
     ids.set(s.session_id, store.sessionIdTaken(s.session_id) ? newId('ses') : s.session_id)
@@ -116,7 +130,8 @@ async function importOne(
     // Each session's lineage as new message ids (file seq = index + 1), for fork points.
     const lineages = new Map<string, string[]>()
     let chunk: SessionMessage[] = []
-    const total = file.sessions.reduce((n, s) => n + s.messages.length, 0)
+    const total = counts.reduce((n, c) => n + c, 0)
+    const check = messageCheck()
     let done = 0
     const written = async () => {
       await write(store, import_id, chunk)
@@ -125,11 +140,13 @@ async function importOne(
       opts.onProgress?.(done, total)
     }
     opts.onProgress?.(0, total)
-    for (const s of file.sessions) {
+    for (const [k, s] of file.sessions.entries()) {
       const session_id = ids.get(s.session_id)!
       const parentId = s.parent_session_id === null ? null : ids.get(s.parent_session_id)!
       const lineage = parentId ? lineages.get(parentId)!.slice(0, s.fork_seq) : []
-      for (const m of s.messages) {
+      let index = 0
+      for await (const m of messages(k)) {
+        check(s, index++, m)
         const message_id = store.getMessage(m.message_id) ? newId('msg') : m.message_id
         chunk.push(importedMessage(m, message_id, session_id))
         lineage.push(message_id)
@@ -142,7 +159,7 @@ async function importOne(
     }
     if (chunk.length > 0) await written()
     return store.transaction(() => {
-      const rows = file.sessions.map((s) => createImported(store, s, ids, lineages, opts))
+      const rows = file.sessions.map((s, k) => createImported(store, s, counts[k]!, ids, lineages, opts))
       store.endImport(import_id)
       return rows
     })
@@ -183,13 +200,14 @@ function importedMessage(m: ChatFileMessage, message_id: string, session_id: str
 function createImported(
   store: Store,
   s: ChatFile['sessions'][number],
+  count: number,
   ids: Map<string, string>,
   lineages: Map<string, string[]>,
   opts: ImportOptions,
 ): SessionRow {
   const session_id = ids.get(s.session_id)!
   const model = opts.models.has(s.model) ? s.model : opts.defaults.model
-  const last_seq = s.fork_seq + s.messages.length
+  const last_seq = s.fork_seq + count
   if (s.parent_session_id === null) {
     store.createSession({
       ...rootSessionRow({

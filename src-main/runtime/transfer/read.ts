@@ -1,6 +1,13 @@
 import { ArborError } from '../../../src-shared/errors'
 import { breathe } from './breathe'
-import { CHAT_FILE_FORMAT, CHAT_FILE_VERSION, chatFile, chatFileMessage, type ChatFile } from './format'
+import {
+  CHAT_FILE_FORMAT,
+  CHAT_FILE_VERSION,
+  chatFile,
+  chatFileMessage,
+  type ChatFile,
+  type ChatFileMessage,
+} from './format'
 
 export const AGAIN = 'Export the chat again from Arbor (⋯ → Export as JSON) and import that file.'
 
@@ -182,12 +189,36 @@ export async function splitChatFile(file: string | readonly string[]): Promise<S
 }
 
 /**
- * Reads a chat file, or says what is wrong with it: not one, too new, or damaged. A long file is
- * read a slice and a few hundred messages at a time, with the event loop free between them
- * (parsing and checking 50,000 messages at once held it for 0.2–0.35 s).
+ * A chat file opened: its sessions (with `messages` empty), how many messages each has, and the
+ * messages of each, parsed and checked as they are asked for — so an import holds a few hundred
+ * at a time, not the whole file (100,000 parsed messages kept alive made each of V8's young-
+ * generation collections copy them: 30–60 ms pauses at a time, at full scale).
  */
-export async function readChatFile(data: string | readonly string[]): Promise<ChatFile> {
-  const whole = () => parseWhole(typeof data === 'string' ? data : data.join(''))
+export interface ChatFileReader {
+  /** The file, each session's `messages` empty. */
+  file: ChatFile
+  counts: number[]
+  /** Session `k`'s messages in file order, a few hundred per turn of the event loop. */
+  messages(k: number): AsyncGenerator<ChatFileMessage>
+}
+
+/**
+ * Opens a chat file, or says what is wrong with its head: not one, too new, or damaged. A long
+ * file is scanned a slice at a time; its messages are read by `messages(k)`. A file the
+ * splitter does not take apart is read whole.
+ */
+export async function openChatFile(data: string | readonly string[]): Promise<ChatFileReader> {
+  const whole = (): ChatFileReader => {
+    const file = parseWhole(typeof data === 'string' ? data : data.join(''))
+    const all = file.sessions.map((s) => s.messages)
+    return {
+      file: { ...file, sessions: file.sessions.map((s) => ({ ...s, messages: [] })) },
+      counts: all.map((m) => m.length),
+      messages: async function* (k) {
+        yield* all[k]!
+      },
+    }
+  }
   const parts = await splitChatFile(data)
   if (!parts) return whole()
   const raw = parseJson(parts.frame)
@@ -197,17 +228,32 @@ export async function readChatFile(data: string | readonly string[]): Promise<Ch
   if (!Array.isArray(sessions) || sessions.length !== parts.messages.length) return whole()
   const head = chatFile.safeParse(raw)
   if (!head.success) throw damaged(head.error.issues)
-  const file = head.data
   let read = 0
-  for (const [k, texts] of parts.messages.entries()) {
-    const out: ChatFile['sessions'][number]['messages'] = []
-    for (const [j, text] of (texts ?? []).entries()) {
-      const message = chatFileMessage.safeParse(parseJson(text))
-      if (!message.success) throw damaged(message.error.issues, ['sessions', k, 'messages', j])
-      out.push(message.data)
-      if (++read % MESSAGES_PER_TURN === 0) await breathe()
-    }
-    file.sessions[k]!.messages = out
+  return {
+    file: head.data,
+    counts: parts.messages.map((texts) => texts?.length ?? 0),
+    messages: async function* (k) {
+      for (const [j, text] of (parts.messages[k] ?? []).entries()) {
+        const message = chatFileMessage.safeParse(parseJson(text))
+        if (!message.success) throw damaged(message.error.issues, ['sessions', k, 'messages', j])
+        yield message.data
+        if (++read % MESSAGES_PER_TURN === 0) await breathe()
+      }
+    },
+  }
+}
+
+/**
+ * Reads a chat file whole, or says what is wrong with it: not one, too new, or damaged, with
+ * the event loop free every few hundred messages (parsing and checking 50,000 messages at once
+ * held it for 0.2–0.35 s).
+ */
+export async function readChatFile(data: string | readonly string[]): Promise<ChatFile> {
+  const { file, messages } = await openChatFile(data)
+  for (const [k, s] of file.sessions.entries()) {
+    const out: ChatFileMessage[] = []
+    for await (const m of messages(k)) out.push(m)
+    s.messages = out
   }
   return file
 }

@@ -216,6 +216,7 @@ export function ftsMerging(db: Db) {
     step: p(`INSERT INTO messages_fts(messages_fts, rank) VALUES ('merge', 16)`),
     autoMerge: p(`INSERT INTO messages_fts(messages_fts, rank) VALUES ('automerge', 4)`),
     crisisMerge: p(`INSERT INTO messages_fts(messages_fts, rank) VALUES ('crisismerge', 16)`),
+    automerge: p(`SELECT v FROM messages_fts_config WHERE k = 'automerge'`).pluck(),
   }
   return {
     bounded(): void {
@@ -225,7 +226,10 @@ export function ftsMerging(db: Db) {
     step(): void {
       stmts.step.run()
     },
+    /** Back to FTS5's own merging; nothing is written when it already is (both are set together). */
     auto(): void {
+      const automerge = stmts.automerge.get() as number | undefined
+      if (automerge === undefined || automerge === 4) return
       stmts.autoMerge.run()
       stmts.crisisMerge.run()
     },
