@@ -315,4 +315,38 @@ describe('Export and import', () => {
       expect((await failing.sessions.search('zanzibar', { limit: 5 })).length).toBeGreaterThan(0)
     }
   })
+
+  it('a message damaged late in a long file is found after chunks were written: they are discarded', async () => {
+    const rt = sqliteRuntime()
+    const long = await rt.sessions.create({ title: 'Late damage' })
+    writeMessages(rt, long.session_id, 1_200, 'late', (i) => `quokka message ${i}`)
+    const file = JSON.parse((await rt.sessions.export(long.session_id, { format: 'json' })).text) as {
+      sessions: Array<{ messages: Array<{ role: string }> }>
+    }
+    file.sessions[0]!.messages[1_100]!.role = 'wizard'
+    const dataDir = tempDir()
+    let chunks = 0
+    const other = sqliteRuntime({
+      dataDir,
+      wrapStore: (store) =>
+        new Proxy(store, {
+          get(target, prop, receiver) {
+            const value = Reflect.get(target, prop, receiver) as unknown
+            if (prop !== 'importMessages' || typeof value !== 'function') return value
+            return (...args: unknown[]) => {
+              chunks++
+              return (value as (...a: unknown[]) => unknown).apply(target, args)
+            }
+          },
+        }),
+    })
+    const before = withoutIndex(dumpDatabase(dataDir))
+    const err = await refusal(() => other.sessions.import({ data: JSON.stringify(file) }))
+    expect(chunks).toBe(4)
+    expect(err.message).toContain('This chat file is damaged (sessions.0.messages.1100.role')
+    // Four chunks of 250 were written before it was read; every row is as it was.
+    expect(withoutIndex(dumpDatabase(dataDir))).toEqual(before)
+    expect(await other.sessions.list()).toEqual([])
+    expect(await other.sessions.search('quokka')).toEqual([])
+  })
 })
