@@ -227,6 +227,6 @@ async function exportPieces(
     format,
     filename: fileName(row.title, 'md'),
     mime_type: 'text/markdown',
-    pieces: [await chatMarkdown(row, messages, store.forksOf(session_id), now)],
+    pieces: await chatMarkdown(row, messages, store.forksOf(session_id), now),
   }
 }
