@@ -12,6 +12,7 @@ import { createRouter } from '../../src-main/ipc/router'
 import { startBrowserHost } from '../../src-main/ipc/ws-host'
 import { createScriptedModel } from '../../src-main/runtime/models/scripted'
 import type { ModelStepRequest } from '../../src-main/runtime/models/types'
+import type { Store } from '../../src-main/store'
 
 const cleanups: Array<() => Promise<void> | void> = []
 afterEach(async () => {
@@ -220,4 +221,22 @@ export async function turnsDuring<T>(work: () => Promise<T>): Promise<[T, number
   } finally {
     ticking = false
   }
+}
+
+/**
+ * A `wrapStore` whose `method` runs `before` first at every call: to count the calls, or to throw
+ * an injected failure at one of them.
+ */
+export function beforeCall(method: keyof Store, before: () => void): (store: Store) => Store {
+  return (store) =>
+    new Proxy(store, {
+      get(target, prop, receiver) {
+        const value = Reflect.get(target, prop, receiver) as unknown
+        if (prop !== method || typeof value !== 'function') return value
+        return (...args: unknown[]) => {
+          before()
+          return (value as (...a: unknown[]) => unknown).apply(target, args)
+        }
+      },
+    })
 }

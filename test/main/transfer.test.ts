@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import type { Runtime, Session } from '../../src-main/runtime'
-import type { Store } from '../../src-main/store'
 import type { ImportProgress, SessionMessage } from '../../src-shared/types'
 import {
   allMessages,
+  beforeCall,
   dumpDatabase,
   refusal,
   sqliteRuntime,
@@ -109,17 +109,7 @@ describe('Export and import', () => {
   it("exports a fork's own messages only: what it inherits is read once, for its parent", async () => {
     let pages = 0
     const rt = sqliteRuntime({
-      wrapStore: (store) =>
-        new Proxy(store, {
-          get(target, prop, receiver) {
-            const value = Reflect.get(target, prop, receiver) as unknown
-            if (prop !== 'listMessages' || typeof value !== 'function') return value
-            return (...args: Parameters<Store['listMessages']>) => {
-              pages++
-              return target.listMessages(...args)
-            }
-          },
-        }),
+      wrapStore: beforeCall('listMessages', () => pages++),
     })
     const long = await rt.sessions.create({ title: 'Forked often' })
     writeMessages(rt, long.session_id, 3_000, 'often', (i) => `message ${i}`)
@@ -288,18 +278,10 @@ describe('Export and import', () => {
       let calls = 0
       const failing = sqliteRuntime({
         dataDir,
-        wrapStore: (store) =>
-          new Proxy(store, {
-            get(target, prop, receiver) {
-              const value = Reflect.get(target, prop, receiver) as unknown
-              if (prop !== method || typeof value !== 'function') return value
-              return (...args: unknown[]) => {
-                if (++calls === failAt)
-                  throw Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR_WRITE' })
-                return (value as (...a: unknown[]) => unknown).apply(target, args)
-              }
-            },
-          }),
+        wrapStore: beforeCall(method, () => {
+          if (++calls === failAt)
+            throw Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR_WRITE' })
+        }),
       })
       const before = withoutIndex(dumpDatabase(dataDir))
       const err = await refusal(() => failing.sessions.import({ data }))
@@ -326,20 +308,7 @@ describe('Export and import', () => {
     file.sessions[0]!.messages[1_100]!.role = 'wizard'
     const dataDir = tempDir()
     let chunks = 0
-    const other = sqliteRuntime({
-      dataDir,
-      wrapStore: (store) =>
-        new Proxy(store, {
-          get(target, prop, receiver) {
-            const value = Reflect.get(target, prop, receiver) as unknown
-            if (prop !== 'importMessages' || typeof value !== 'function') return value
-            return (...args: unknown[]) => {
-              chunks++
-              return (value as (...a: unknown[]) => unknown).apply(target, args)
-            }
-          },
-        }),
-    })
+    const other = sqliteRuntime({ dataDir, wrapStore: beforeCall('importMessages', () => chunks++) })
     const before = withoutIndex(dumpDatabase(dataDir))
     const err = await refusal(() => other.sessions.import({ data: JSON.stringify(file) }))
     expect(chunks).toBe(4)
