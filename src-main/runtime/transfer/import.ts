@@ -5,24 +5,12 @@ import { rootSessionRow, type SessionRow, type Store } from '../../store'
 import type { Model } from '../models/types'
 import { breathe } from './breathe'
 import type { ChatFile, ChatFileMessage } from './format'
-import { AGAIN, openChatFile, readChatFile } from './read'
+import { AGAIN, openChatFile } from './read'
 
 /** Messages written per transaction, with a turn of the event loop between two, by an import. */
 const IMPORT_CHUNK = 250
 /** Messages deleted per transaction when an import that failed (or never ended) is discarded. */
 const DISCARD_CHUNK = 2000
-
-/** Reads a chat file whole, or says what is wrong with it (one call, for small files and tests). */
-export async function parseChatFile(data: string | readonly string[]): Promise<ChatFile> {
-  const file = await readChatFile(data)
-  checkSessions(
-    file,
-    file.sessions.map((s) => s.messages.length),
-  )
-  const check = messageCheck()
-  for (const s of file.sessions) for (const [k, m] of s.messages.entries()) check(s, k, m)
-  return file
-}
 
 const damaged = (what: string) =>
   new ArborError('invalid_request', `This chat file is damaged: ${what}. ${AGAIN}`)

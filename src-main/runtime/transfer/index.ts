@@ -1,3 +1,3 @@
 export { exportChat, exportChatParts } from './export'
-export { discardImport, importChat, parseChatFile } from './import'
+export { discardImport, importChat } from './import'
 export { CHAT_FILE_FORMAT, CHAT_FILE_VERSION } from './format'
