@@ -86,6 +86,11 @@ for (const theme of ['light', 'dark'] as const) {
     test.setTimeout(90_000)
     const found: Finding[] = []
     await host.rpc('settings.set', { theme, default_security: 'auto' })
+    // Without motion (the app honours the setting: no transition, no animation). Scrolling moves
+    // the hover to another message some time later (Chromium's synthetic mouse move), and its
+    // action buttons' fade-in could start after the wait in scan() and be judged half-way
+    // (1.08:1, seen once in CI). What axe judges is where every transition ends anyway.
+    await page.emulateMedia({ reducedMotion: 'reduce' })
     await openApp(page, host)
     await expect(page.locator('html')).toHaveAttribute('data-theme', theme)
     await expect(transcript(page).getByRole('region', { name: /script, not an AI/ })).toBeVisible()
