@@ -250,6 +250,7 @@ async function stateBench() {
 function instrument() {
   const bench = {
     lastWord: null,
+    firstDeltaAt: null,
     lastDeltaAt: null,
     domAt: null,
     paintAt: null,
@@ -267,6 +268,10 @@ function instrument() {
       this.addEventListener('message', (ev) => {
         const m = ev.data
         if (!bench.lastWord || bench.lastDeltaAt !== null || m?.type !== 'frames') return
+        if (bench.firstDeltaAt === null) {
+          const first = m.data.findIndex((d) => d.includes('"variant":"delta"'))
+          if (first >= 0) bench.firstDeltaAt = m.at[first] - performance.timeOrigin
+        }
         const i = m.data.findIndex((d) => d.includes(bench.lastWord) && d.includes('"variant":"delta"'))
         if (i >= 0) bench.lastDeltaAt = m.at[i] - performance.timeOrigin
       })
@@ -550,8 +555,8 @@ async function uiBench(url, chats) {
     })
     const streamMs = Date.now() - started
     const b = await page.evaluate(() => {
-      const { lastDeltaAt, domAt, paintAt } = window.__bench
-      return { lastDeltaAt, domAt, paintAt, ...window.__bench.stopProbe() }
+      const { firstDeltaAt, lastDeltaAt, domAt, paintAt } = window.__bench
+      return { firstDeltaAt, lastDeltaAt, domAt, paintAt, ...window.__bench.stopProbe() }
     })
     const { tasks, domToCommit } = await readTrace(cdp)
     if (process.env.UI_BENCH_PROFILE) {
@@ -587,6 +592,25 @@ async function uiBench(url, chats) {
     const late = streamFrames.filter((d) => d > 1.5 * idleMedian)
     console.log(
       `ui: (while streaming: ${late.length} of ${streamFrames.length} frames came late, over 1.5 idle frames: ${late.map((d) => d.toFixed(0)).join(' ')} ms)`,
+    )
+    // Where the late frames are: a short stream has few frames, and the ones that show the turn
+    // starting (the prompt, the new reply, the chat's state in the sidebar and the header) and
+    // ending (the reply complete) weigh on its p95 as much as all those in between.
+    const phase = (frames) => {
+      const start = [],
+        between = [],
+        end = []
+      for (const [t, d] of frames) {
+        if (b.firstDeltaAt !== null && t - d < b.firstDeltaAt + 2 * idleMedian) start.push(d)
+        else if (t > b.lastDeltaAt) end.push(d)
+        else between.push(d)
+      }
+      return { start, between, end }
+    }
+    const parts = phase(b.frames.slice(2))
+    const lateOf = (xs) => xs.filter((d) => d > 1.5 * idleMedian).length
+    console.log(
+      `ui: (frames: ${parts.start.length} from Enter to 2 frames after the first delta, ${lateOf(parts.start)} late; ${parts.between.length} then until the last delta arrived, ${lateOf(parts.between)} late, p95 ${percentile(parts.between, 95).toFixed(1)} ms; ${parts.end.length} after it, ${lateOf(parts.end)} late)`,
     )
     report(
       `rAF p95 while streaming ${WORDS} words`,
