@@ -17,6 +17,9 @@ import type { Arbor, MutationListener, Session, Sessions, TurnHandle } from './a
 export type AppMethod = Exclude<Method, `session.${string}` | `sessions.${string}`>
 
 /** The remote Arbor: the Session API plus what a desktop client needs besides sessions. */
+/** The host's events that are not a session's: settings, providers, models, MCP servers changed. */
+export type AppEvent = Exclude<ServerEvent, { type: 'mutation' | 'sessions' | 'import_progress' }>
+
 export interface RemoteArbor extends Arbor {
   /** A session by id without a round trip (for ids a list just gave you); calls on an unknown
    *  id reject with `not_found`. `sessions.get(id)` checks first. */
@@ -26,9 +29,7 @@ export interface RemoteArbor extends Arbor {
   /** Every session's info changes (created, changed, removed), subscribed or not: for session lists. */
   onSessionsChange(listener: (mutation: SessionInfoMutation) => void): () => void
   /** App-wide events: the settings (theme, providers, models, MCP servers) changed. */
-  onAppEvent(
-    listener: (event: Exclude<ServerEvent, { type: 'mutation' | 'sessions' | 'import_progress' }>) => void,
-  ): () => void
+  onAppEvent(listener: (event: AppEvent) => void): () => void
   /** Connection state (the WebSocket can drop and come back; Electron IPC never drops). */
   onConnection(listener: (connected: boolean) => void): () => void
 }
@@ -65,9 +66,7 @@ const CONNECTION_LOST = new Set(['busy', 'unavailable'])
  */
 export function createArbor(transport: ArborTransport, opts: RemoteOptions = {}): RemoteArbor {
   const listeners = new Map<string, Set<MutationListener>>()
-  const appListeners = new Set<
-    (event: Exclude<ServerEvent, { type: 'mutation' | 'sessions' | 'import_progress' }>) => void
-  >()
+  const appListeners = new Set<(event: AppEvent) => void>()
   const listListeners = new Set<(mutation: SessionInfoMutation) => void>()
   const reconnectWaiters = new Set<() => void>()
   let closed = false
