@@ -3,7 +3,7 @@ import { buildModelMessages } from '../../src-main/runtime/context'
 import type { ModelMessage, ModelStepRequest } from '../../src-main/runtime/models/types'
 import { budgetFor, messageChars } from '../../src-main/runtime/session/model-context'
 import type { Runtime, Session } from '../../src-main/runtime'
-import { nextPendingInteraction, record, recordingModel, sqliteRuntime, tempDir } from './helpers'
+import { beforeCall, nextPendingInteraction, record, recordingModel, sqliteRuntime, tempDir } from './helpers'
 
 /**
  * The incremental model context must be exactly what rebuilding it from the whole persisted
@@ -86,6 +86,51 @@ describe('incremental model context', () => {
     expect(await finish(s, 'after clearing')).toEqual({ success: true })
 
     expect(m.requests.length).toBeGreaterThan(15)
+    expect(m.requests.map((r) => r.messages)).toEqual(m.expected)
+    await rt.close()
+  })
+
+  it("takes a turn's prompt as written, and reads back only what was written before it", async () => {
+    // Reads of the history by the runtime (not by the checking model), and how many of them came
+    // before the model was called (the way to a reply's first word).
+    let reads = 0
+    let beforeStep = -1
+    let checking = false
+    const m = checkedModel()
+    const step = m.model.step.bind(m.model)
+    m.model.step = (request) => {
+      if (beforeStep < 0) beforeStep = reads
+      checking = true
+      try {
+        return step(request)
+      } finally {
+        checking = false
+      }
+    }
+    const rt = sqliteRuntime({
+      models: [m.model],
+      wrapStore: beforeCall('contextMessages', () => {
+        if (!checking) reads++
+      }),
+    })
+    const prompt = async (query: string) => {
+      reads = 0
+      beforeStep = -1
+      expect(await finish(s, query)).toEqual({ success: true })
+      return beforeStep
+    }
+    const s = await rt.sessions.create()
+    m.use(rt, s)
+    await s.set({ model: 'checked' })
+    await prompt('one')
+    await prompt('two')
+    // The turn before settled the context as it ended: the prompt's step reads nothing.
+    expect(await prompt('three')).toBe(0)
+    // A steering note written while idle, before the next prompt: read back, and sent.
+    await s.steer('be brief')
+    expect(await prompt('four')).toBe(1)
+    expect(JSON.stringify(m.requests.at(-1)!.messages)).toContain('[Steering note] be brief')
+    expect(await prompt('five')).toBe(0)
     expect(m.requests.map((r) => r.messages)).toEqual(m.expected)
     await rt.close()
   })

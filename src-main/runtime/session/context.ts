@@ -45,6 +45,11 @@ export interface ActiveTurn {
   /** Approvals and questions asked during the streaming step: opened when the step commits. */
   asks: Array<{ call: ToolCallPart; part: InteractionPart }>
   lastRequest: { system: string; message_count: number; tools: string[] } | null
+  /**
+   * The messages its start just wrote (its prompt): its first step's model context takes them
+   * as they are instead of reading them back (ContextCache.build checks they are all there is).
+   */
+  opening?: SessionMessage[]
   /** The id its error message will commit under, once shown before it could be written. */
   errorMessageId?: string
   /**

@@ -66,7 +66,12 @@ export class ContextCache {
    * The model messages for a step of `row`'s session. Messages of `activeTurnId` (and any still
    * streaming) are read fresh every time; everything before them is settled once.
    */
-  build(row: SessionRow, activeTurnId: string | null, budget: number): ModelMessage[] {
+  build(
+    row: SessionRow,
+    activeTurnId: string | null,
+    budget: number,
+    known?: readonly SessionMessage[],
+  ): ModelMessage[] {
     const id = row.session_id
     let s = this.settled.get(id)
     if (!s || s.key !== keyOf(row) || s.budget < budget) s = this.cold(row, activeTurnId, budget)
@@ -76,16 +81,48 @@ export class ContextCache {
     this.settled.set(id, s)
     if (this.settled.size > MAX_SESSIONS) this.settled.delete(this.settled.keys().next().value!)
 
-    const fresh = this.store.contextMessages(id, Math.max(row.context_from_seq, s.upto + 1))
+    const fresh = this.after(row, Math.max(row.context_from_seq, s.upto + 1), known)
+    const i = this.settlePrefix(s, fresh, activeTurnId)
+    trim(s, budget)
+    return s.flat.concat(buildModelMessages(fresh.slice(i)))
+  }
+
+  /**
+   * Settles what a turn that just ended left after the settled part (its messages are final
+   * now), so the next prompt's first step finds the context settled up to that prompt and reads
+   * nothing before it calls the model (issue 10 item 3: the read was on the way to every reply's
+   * first word). A session without a settled context waits for its first step, as before.
+   */
+  settleEnded(row: SessionRow, activeTurnId: string | null): void {
+    const s = this.settled.get(row.session_id)
+    if (!s || s.key !== keyOf(row)) return
+    const fresh = this.store.contextMessages(row.session_id, Math.max(row.context_from_seq, s.upto + 1))
+    this.settlePrefix(s, fresh, activeTurnId)
+    trim(s, s.budget)
+  }
+
+  /**
+   * The messages from seq `from` on: `known` when they are exactly those (the prompt a turn just
+   * wrote, and nothing after it or between it and the settled part), else read from the store.
+   */
+  private after(row: SessionRow, from: number, known?: readonly SessionMessage[]): SessionMessage[] {
+    if (known && known.length > 0 && from >= row.visible_from_seq) {
+      // The session's newest seq now (its cached row): nothing was written after `known`.
+      const last = this.store.getSession(row.session_id)?.last_seq
+      if (last === from + known.length - 1 && known.every((m, i) => m.seq === from + i)) return [...known]
+    }
+    return this.store.contextMessages(row.session_id, from)
+  }
+
+  /** Settles the finished prefix of `fresh` (up to a streaming message or the running turn's); returns its length. */
+  private settlePrefix(s: Settled, fresh: SessionMessage[], activeTurnId: string | null): number {
     let i = 0
-    // Settle the finished prefix of what is new.
     for (; i < fresh.length; i++) {
       const m = fresh[i]
       if (m.status === 'streaming' || (activeTurnId !== null && m.turn_id === activeTurnId)) break
       this.settle(s, m)
     }
-    trim(s, budget)
-    return s.flat.concat(buildModelMessages(fresh.slice(i)))
+    return i
   }
 
   /** A fork starts from its parent's settled context, up to the fork point. */

@@ -195,6 +195,7 @@ export class Scheduler {
     })
     const a = activeTurn(turn, false)
     if (fresh) a.fresh = true
+    a.opening = [user]
     this.ctx.active = a
     this.log.publishMessage(user)
     this.publishInfo()
@@ -282,6 +283,15 @@ export class Scheduler {
     }
     this.resolveWaiters(a.turn.turn_id, result)
     this.publishInfo()
+    // The turn's messages are final: settled into the model context now, so the next prompt's
+    // first step reads nothing before it calls the model.
+    try {
+      const row = this.ctx.removed ? undefined : this.ctx.store.getSession(this.ctx.id)
+      if (row) this.ctx.deps.contexts.settleEnded(row, null)
+    } catch {
+      // Only a head start: if the read fails (the store failing, or closed under a closing
+      // runtime), that step reads what it needs itself, and reports what fails then.
+    }
     void this.pump()
   }
 
