@@ -589,7 +589,8 @@ async function uiBench(url, chats) {
       `ui: (streamed ${WORDS} words in ${(streamMs / 1000).toFixed(1)} s into a 2,000-message chat; ${tasks.length} main-thread tasks, longest ${Math.max(0, ...tasks).toFixed(1)} ms)`,
     )
     const idleMedian = median(idleStream)
-    const late = streamFrames.filter((d) => d > 1.5 * idleMedian)
+    const isLate = (d) => d > 1.5 * idleMedian
+    const late = streamFrames.filter(isLate)
     console.log(
       `ui: (while streaming: ${late.length} of ${streamFrames.length} frames came late, over 1.5 idle frames: ${late.map((d) => d.toFixed(0)).join(' ')} ms)`,
     )
@@ -608,7 +609,7 @@ async function uiBench(url, chats) {
       return { start, between, end }
     }
     const parts = phase(b.frames.slice(2))
-    const lateOf = (xs) => xs.filter((d) => d > 1.5 * idleMedian).length
+    const lateOf = (xs) => xs.filter(isLate).length
     console.log(
       `ui: (frames: ${parts.start.length} from Enter to 2 frames after the first delta, ${lateOf(parts.start)} late; ${parts.between.length} then until the last delta arrived, ${lateOf(parts.between)} late, p95 ${percentile(parts.between, 95).toFixed(1)} ms; ${parts.end.length} after it, ${lateOf(parts.end)} late)`,
     )
@@ -625,7 +626,6 @@ async function uiBench(url, chats) {
     console.log(
       `ui: long tasks > 50 ms while streaming: ${long.length} (longest ${Math.max(0, ...long).toFixed(1)} ms) vs idle 0 (target 0) ${longOk ? 'OK' : 'MISS'}`,
     )
-    const idleFrame = median(idleStream)
     // Painted = the end of the frame commit that carries the change (from the trace). The
     // page's own signal (a task posted from the next frame's rAF) runs a frame later when the
     // change was made in a frame's own task, as the app's batched deltas are: shown alongside.
@@ -633,7 +633,7 @@ async function uiBench(url, chats) {
     console.log(
       `ui: (last delta → DOM ${(b.domAt - b.lastDeltaAt).toFixed(1)} ms, → its frame committed ${(painted - b.lastDeltaAt).toFixed(1)} ms, → the next frame's rAF task ${(b.paintAt - b.lastDeltaAt).toFixed(1)} ms)`,
     )
-    report('last delta → painted', painted - b.lastDeltaAt, 'ms', '2 idle frames', 2 * idleFrame, 1)
+    report('last delta → painted', painted - b.lastDeltaAt, 'ms', '2 idle frames', 2 * idleMedian, 1)
     report('JS heap after streaming (after GC)', heapAfter, 'MiB', 'before', heapBefore, 2)
     void idleP50
     void idleP95

@@ -16,10 +16,10 @@ import type { Arbor, MutationListener, Session, Sessions, TurnHandle } from './a
 /** Calls that are not about sessions: app info, settings, providers, MCP servers. */
 export type AppMethod = Exclude<Method, `session.${string}` | `sessions.${string}`>
 
-/** The remote Arbor: the Session API plus what a desktop client needs besides sessions. */
 /** The host's events that are not a session's: settings, providers, models, MCP servers changed. */
 export type AppEvent = Exclude<ServerEvent, { type: 'mutation' | 'sessions' | 'import_progress' }>
 
+/** The remote Arbor: the Session API plus what a desktop client needs besides sessions. */
 export interface RemoteArbor extends Arbor {
   /** A session by id without a round trip (for ids a list just gave you); calls on an unknown
    *  id reject with `not_found`. `sessions.get(id)` checks first. */
@@ -93,17 +93,25 @@ export function createArbor(transport: ArborTransport, opts: RemoteOptions = {})
 
   /** The progress callbacks of imports being written, by transfer id. */
   const importProgress = new Map<string, (p: ImportProgress) => void>()
+  /** Hands an import's progress to its listener: one that throws is reported, the import goes on. */
+  const tellProgress = (listener: ((p: ImportProgress) => void) | undefined, p: ImportProgress) => {
+    try {
+      listener?.(p)
+    } catch (err) {
+      console.error('[arbor] an import progress listener threw:', err)
+    }
+  }
 
   const offEvent = transport.onEvent((event) => {
     if (event.type === 'mutation') deliver(event.mutation)
     else if (event.type === 'sessions') for (const l of [...listListeners]) l(event.mutation)
-    else if (event.type === 'import_progress') {
-      try {
-        importProgress.get(event.transfer_id)?.({ phase: 'writing', done: event.done, total: event.total })
-      } catch (err) {
-        console.error('[arbor] an import progress listener threw:', err)
-      }
-    } else for (const l of [...appListeners]) l(event)
+    else if (event.type === 'import_progress')
+      tellProgress(importProgress.get(event.transfer_id), {
+        phase: 'writing',
+        done: event.done,
+        total: event.total,
+      })
+    else for (const l of [...appListeners]) l(event)
   })
 
   /** After a reconnect: subscribe again, then hand every listener the persisted state. */
@@ -298,11 +306,7 @@ export function createArbor(transport: ArborTransport, opts: RemoteOptions = {})
           text,
         }))
         sent += text.length
-        try {
-          onProgress?.({ phase: 'sending', done: sent, total: data.length })
-        } catch (err) {
-          console.error('[arbor] an import progress listener threw:', err)
-        }
+        tellProgress(onProgress, { phase: 'sending', done: sent, total: data.length })
       }
       const id = transfer_id!
       if (onProgress) importProgress.set(id, onProgress)

@@ -47,6 +47,11 @@ export function messageChars(m: SessionMessage): number {
   return n
 }
 
+/** The first seq after the settled part that the model context may hold. */
+function unsettledFrom(row: SessionRow, s: Settled): number {
+  return Math.max(row.context_from_seq, s.upto + 1)
+}
+
 function keyOf(row: SessionRow): string {
   return `${row.context_from_seq}:${row.visible_from_seq}`
 }
@@ -81,7 +86,7 @@ export class ContextCache {
     this.settled.set(id, s)
     if (this.settled.size > MAX_SESSIONS) this.settled.delete(this.settled.keys().next().value!)
 
-    const fresh = this.after(row, Math.max(row.context_from_seq, s.upto + 1), known)
+    const fresh = this.after(row, unsettledFrom(row, s), known)
     const i = this.settlePrefix(s, fresh, activeTurnId)
     trim(s, budget)
     return s.flat.concat(buildModelMessages(fresh.slice(i)))
@@ -93,11 +98,10 @@ export class ContextCache {
    * nothing before it calls the model (issue 10 item 3: the read was on the way to every reply's
    * first word). A session without a settled context waits for its first step, as before.
    */
-  settleEnded(row: SessionRow, activeTurnId: string | null): void {
+  settleEnded(row: SessionRow): void {
     const s = this.settled.get(row.session_id)
     if (!s || s.key !== keyOf(row)) return
-    const fresh = this.store.contextMessages(row.session_id, Math.max(row.context_from_seq, s.upto + 1))
-    this.settlePrefix(s, fresh, activeTurnId)
+    this.settlePrefix(s, this.after(row, unsettledFrom(row, s)), null)
     trim(s, s.budget)
   }
 
@@ -105,17 +109,17 @@ export class ContextCache {
    * The messages from seq `from` on: `known` when they are exactly those (the prompt a turn just
    * wrote, and nothing after it or between it and the settled part), else read from the store.
    */
-  private after(row: SessionRow, from: number, known?: readonly SessionMessage[]): SessionMessage[] {
+  private after(row: SessionRow, from: number, known?: readonly SessionMessage[]): readonly SessionMessage[] {
     if (known && known.length > 0 && from >= row.visible_from_seq) {
       // The session's newest seq now (its cached row): nothing was written after `known`.
       const last = this.store.getSession(row.session_id)?.last_seq
-      if (last === from + known.length - 1 && known.every((m, i) => m.seq === from + i)) return [...known]
+      if (last === from + known.length - 1 && known.every((m, i) => m.seq === from + i)) return known
     }
     return this.store.contextMessages(row.session_id, from)
   }
 
   /** Settles the finished prefix of `fresh` (up to a streaming message or the running turn's); returns its length. */
-  private settlePrefix(s: Settled, fresh: SessionMessage[], activeTurnId: string | null): number {
+  private settlePrefix(s: Settled, fresh: readonly SessionMessage[], activeTurnId: string | null): number {
     let i = 0
     for (; i < fresh.length; i++) {
       const m = fresh[i]

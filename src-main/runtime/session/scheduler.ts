@@ -287,7 +287,7 @@ export class Scheduler {
     // first step reads nothing before it calls the model.
     try {
       const row = this.ctx.removed ? undefined : this.ctx.store.getSession(this.ctx.id)
-      if (row) this.ctx.deps.contexts.settleEnded(row, null)
+      if (row) this.ctx.deps.contexts.settleEnded(row)
     } catch {
       // Only a head start: if the read fails (the store failing, or closed under a closing
       // runtime), that step reads what it needs itself, and reports what fails then.
