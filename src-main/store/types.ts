@@ -221,6 +221,8 @@ export interface MessageLog {
   /** Replaces a message's mutable fields (status, parts, revision, updated_at). */
   updateMessage(message: SessionMessage): void
   getMessage(message_id: string): SessionMessage | undefined
+  /** Which of these message ids some message already has (read from the index only). */
+  messageIdsTaken(message_ids: readonly string[]): Set<string>
   /** Newest first, below `before_seq` (exclusive), across the fork lineage. */
   listMessages(session_id: string, opts: { before_seq?: number; limit: number }): SessionMessage[]
   /**

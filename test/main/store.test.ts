@@ -269,6 +269,31 @@ describe('the kept row of each session', () => {
   })
 })
 
+describe('message ids already taken', () => {
+  it('names exactly those of the given ids some message has, in any session', async () => {
+    const rt = sqliteRuntime()
+    const a = await rt.sessions.create()
+    const b = await rt.sessions.create()
+    await (
+      await a.prompt({ query: 'one' })
+    ).finished
+    await (
+      await b.prompt({ query: 'two' })
+    ).finished
+    const mine = [...(await a.messages({ limit: 10 })).items, ...(await b.messages({ limit: 10 })).items].map(
+      (m) => m.message_id,
+    )
+    expect(mine.length).toBe(4)
+    const free = [newId('msg'), newId('msg')]
+    expect(rt.store.messageIdsTaken([free[0]!, ...mine, free[1]!])).toEqual(new Set(mine))
+    expect(rt.store.messageIdsTaken(free)).toEqual(new Set())
+    expect(rt.store.messageIdsTaken([])).toEqual(new Set())
+    // An id that is not one of Arbor's is only not taken.
+    expect(rt.store.messageIdsTaken(['"); DROP TABLE messages; --', ''])).toEqual(new Set())
+    expect(rt.store.messageIdsTaken([mine[0]!])).toEqual(new Set([mine[0]]))
+  })
+})
+
 function fail(): never {
   throw new Error('rolled back')
 }

@@ -117,10 +117,23 @@ async function importOne(
   try {
     // Each session's lineage as new message ids (file seq = index + 1), for fork points.
     const lineages = new Map<string, string[]>()
+    // The chunk's rows, and its messages of the session being read, as the file has them: their
+    // ids are checked when the session ends or the chunk is full (one query for them all: one per
+    // message was a third of an import's time).
     let chunk: SessionMessage[] = []
+    let unchecked: ChatFileMessage[] = []
     const total = counts.reduce((n, c) => n + c, 0)
     const check = messageCheck()
     let done = 0
+    const checkIds = (session_id: string, lineage: string[]) => {
+      const taken = store.messageIdsTaken(unchecked.map((m) => m.message_id))
+      for (const m of unchecked) {
+        const message_id = taken.has(m.message_id) ? newId('msg') : m.message_id
+        lineage.push(message_id)
+        chunk.push(importedMessage(m, message_id, session_id))
+      }
+      unchecked = []
+    }
     const written = async () => {
       await write(store, import_id, chunk)
       done += chunk.length
@@ -135,14 +148,15 @@ async function importOne(
       let index = 0
       for await (const m of messages(k)) {
         check(s, index++, m)
-        const message_id = store.getMessage(m.message_id) ? newId('msg') : m.message_id
-        chunk.push(importedMessage(m, message_id, session_id))
-        lineage.push(message_id)
-        if (chunk.length >= IMPORT_CHUNK) {
+        unchecked.push(m)
+        if (chunk.length + unchecked.length >= IMPORT_CHUNK) {
+          checkIds(session_id, lineage)
           await written()
           await breathe()
         }
       }
+      // Its forks start from its lineage: all of it is known before the next session is read.
+      checkIds(session_id, lineage)
       lineages.set(session_id, lineage)
     }
     if (chunk.length > 0) await written()

@@ -33,6 +33,9 @@ export function sqliteMessageLog(
         error_code = @error_code, parts = @parts, meta = @meta WHERE message_id = @message_id RETURNING id`).pluck(),
     maxId: p('SELECT COALESCE(MAX(id), 0) FROM messages').pluck(),
     getMessage: p('SELECT * FROM messages WHERE message_id = ?'),
+    idsTaken: p(
+      'SELECT message_id FROM messages WHERE message_id IN (SELECT value FROM json_each(?))',
+    ).pluck(),
     pageMessages: p(`SELECT * FROM messages WHERE session_id = ? AND seq > ? AND seq <= ? AND seq < ?
         ORDER BY seq DESC LIMIT ?`),
     turnMessages: p(`SELECT * FROM messages WHERE session_id = ? AND seq > ? AND turn_id = ?
@@ -153,6 +156,11 @@ export function sqliteMessageLog(
     getMessage(message_id) {
       const r = stmts.getMessage.get(message_id) as Row | undefined
       return r && toMessage(r)
+    },
+
+    messageIdsTaken(message_ids) {
+      if (message_ids.length === 0) return new Set()
+      return new Set(stmts.idsTaken.all(JSON.stringify(message_ids)) as string[])
     },
 
     listMessages(session_id, opts) {
