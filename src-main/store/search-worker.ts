@@ -8,6 +8,7 @@
  */
 import Database from 'better-sqlite3'
 import { parentPort, workerData } from 'node:worker_threads'
+import { nextLookMs } from './checkpoint-pace'
 import { quickCheck } from './sqlite/db'
 import { prepareSearch } from './sqlite/search'
 
@@ -44,27 +45,48 @@ if (mode === 'checkpoint') {
   // A RESTART that finds the writer busy is tried again a few milliseconds later, for a while:
   // a bulk writer (an import, a chunk every ~30 ms) leaves short gaps, and a log left to grow
   // to the store's backstop is copied back inside one of its commits (136 ms, in a test).
+  // One round of tries at a time (the looks come faster than a round lasts when the log grows fast).
+  let restarting = false
   const restart = (attempts: number) => {
+    restarting = false
+    if (!db.open) return
     try {
       const [done] = db.pragma('wal_checkpoint(RESTART)') as Array<{ busy: number }>
       if (done && done.busy === 0) parentPort!.postMessage({ restarted: true })
-      else if (attempts > 1) setTimeout(() => restart(attempts - 1), RESTART_RETRY_MS)
+      else if (attempts > 1) {
+        restarting = true
+        setTimeout(() => restart(attempts - 1), RESTART_RETRY_MS)
+      }
     } catch (err) {
       parentPort!.postMessage({ error: err instanceof Error ? err.message : String(err) })
     }
   }
+  const every = everyMs ?? 1000
+  const restartAt = restartPages ?? 1
+  // The log's length at the last look, and when that was: how fast it grows sets the next look.
+  let lastLog = 0
+  let lastAt = performance.now()
+  let timer: NodeJS.Timeout
   const tick = () => {
+    const at = performance.now()
+    let log = lastLog
     try {
       const [passive] = db.pragma('wal_checkpoint(PASSIVE)') as Array<{ log: number }>
-      if (passive && passive.log >= (restartPages ?? 1)) restart(RESTART_ATTEMPTS)
+      log = passive?.log ?? 0
+      if (log >= restartAt && !restarting) restart(RESTART_ATTEMPTS)
     } catch (err) {
       parentPort!.postMessage({ error: err instanceof Error ? err.message : String(err) })
     }
+    // Shorter than at the last look: restarted in between, so all of it is new.
+    const grown = log >= lastLog ? log - lastLog : log
+    timer = setTimeout(tick, nextLookMs(grown, at - lastAt, every, restartAt))
+    lastLog = log
+    lastAt = at
   }
-  const timer = setInterval(tick, everyMs ?? 1000)
+  timer = setTimeout(tick, every)
   parentPort!.on('message', (m: unknown) => {
     if (m !== 'stop') return
-    clearInterval(timer)
+    clearTimeout(timer)
     db.close()
     parentPort!.close()
   })

@@ -3,6 +3,7 @@ import { existsSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { seedMessage } from '../../src-main/bench/seed'
+import { nextLookMs } from '../../src-main/store/checkpoint-pace'
 import { checkpointThread } from '../../src-main/store/search-client'
 import { BACKSTOP_PAGES } from '../../src-main/store/sqlite'
 import { sqliteRuntime, tempDir } from './helpers'
@@ -79,6 +80,33 @@ describe('the checkpoint thread', () => {
     // Never below its restart length: there it is only copied back. (Whether the writer then
     // restarts it itself depends on the disk's speed, so the log's size is not asserted here.)
     expect((await run(100_000)).restarts).toBe(0)
+  })
+
+  it('looks ten times as often while the log grows fast, so a writer with no pause never reaches the backstop', async () => {
+    // A look every 500 ms and a restart at 100 pages, under ~1,000 one-page commits a second for
+    // 1.5 s: looking every 500 ms, the thread would restart the log 3 times at most.
+    const { path, db, auto, setAuto } = database()
+    const thread = checkpointThread(path, WORKER, setAuto, () => {}, 500, 100)
+    await until(() => auto() === 0)
+    const insert = db.prepare('INSERT INTO t (v) VALUES (?)')
+    const end = Date.now() + 1500
+    while (Date.now() < end) {
+      for (let i = 0; i < 10; i++) db.transaction(() => insert.run('x'.repeat(3000)))()
+      await new Promise((r) => setTimeout(r, 10))
+    }
+    await thread.close()
+    expect(thread.restarts()).toBeGreaterThan(6)
+  })
+
+  it('paces its looks by how fast the log grows, not by how long it is', () => {
+    // 1,000 ms between looks and a restart at 8,000 pages: ten times as often from 2,000 pages
+    // a second (a quarter of the restart length per look).
+    expect(nextLookMs(0, 1000, 1000, 8000)).toBe(1000)
+    expect(nextLookMs(1999, 1000, 1000, 8000)).toBe(1000)
+    expect(nextLookMs(2000, 1000, 1000, 8000)).toBe(100)
+    // The same rate seen over a short look.
+    expect(nextLookMs(200, 100, 1000, 8000)).toBe(100)
+    expect(nextLookMs(150, 100, 1000, 8000)).toBe(1000)
   })
 
   it('without the thread (its script cannot start) the connection keeps checkpointing itself, and says why', async () => {
