@@ -13,7 +13,7 @@ import { matchShortcut } from '../../src-renderer/lib/shortcuts'
 import { computeOffsets, indexAt, visibleRange } from '../../src-renderer/lib/virtual'
 import { coalesceDeltas, followArchive, upsertSession, type ChatState } from '../../src-renderer/state/chat'
 import { appendDelta, extendsText, joinDeltas } from '../../src-shared/delta'
-import { flattenTree, neighbour, sessionTree } from '../../src-renderer/state/tree'
+import { flattenTree, neighbour, sessionTree, type TreeNode } from '../../src-renderer/state/tree'
 import { delta, info, messageMut, msg, text } from './fixtures'
 
 describe('sessionTree', () => {
@@ -42,6 +42,39 @@ describe('sessionTree', () => {
 
   it('shows a fork whose parent is gone as a root', () => {
     expect(sessionTree([fork('orphan', 'gone', 1)]).map((n) => n.info.session_id)).toEqual(['orphan'])
+  })
+
+  it('keeps the node of every other row when a turn moves one row to the top, or a chat comes or goes', () => {
+    const [a, b, c, d] = ['a', 'b', 'c', 'd'].map((id) => info(id))
+    const lists = [
+      [a, b, c],
+      [d, a, b, c],
+      [{ ...b }, d, a, c],
+      [d, a, c],
+      [a, c],
+    ]
+    let before = new Map<SessionInfo, TreeNode>()
+    for (const list of lists) {
+      const tree = sessionTree(list)
+      tree.forEach((n, i) => expect(n.info).toBe(list[i]))
+      // The same row (info object) keeps its node; a changed one gets a new one.
+      for (const n of tree) if (before.has(n.info)) expect(n).toBe(before.get(n.info))
+      before = new Map(tree.map((n) => [n.info, n]))
+    }
+  })
+
+  it('ends on a damaged list: a session that is its own parent is a root, a cycle of parents is not walked for ever', () => {
+    const tree = sessionTree([
+      info('a', { updated_at: 50 }),
+      fork('self', 'self', 1),
+      fork('x', 'y', 2),
+      fork('y', 'x', 3),
+    ])
+    expect(tree.map((n) => n.info.session_id)).toEqual(['a', 'self'])
+    expect(tree[1].children).toEqual([])
+    // Nor a fork of one of its sessions.
+    const looped = sessionTree([fork('p', 'q', 1), fork('q', 'p', 2), fork('c', 'q', 3), info('r')])
+    expect(flattenTree(looped).map((s) => s.session_id)).toEqual(['r'])
   })
 
   it('keeps the node of a row that did not change, so its memoised row does not render again', () => {
