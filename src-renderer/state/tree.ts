@@ -1,4 +1,5 @@
 import type { SessionInfo } from '../../src-shared/types'
+import { forkParents } from '../lib/versions'
 
 /**
  * The sidebar's lineage tree: every fork sits under its parent (with its fork point), never
@@ -21,11 +22,11 @@ const leafOf = (info: SessionInfo): TreeNode => {
   return leaf
 }
 
-/** The last list without forks and its nodes (leaves, one per row, in the same order). */
+/** The last list of roots only and its nodes (leaves, one per row, in the same order). */
 let lastLeaves: { sessions: SessionInfo[]; nodes: TreeNode[] } | null = null
 
 /**
- * A list without forks as leaves. A turn changes one row and moves it to the top: every other row
+ * A list of roots only (no fork's parent is in it) as leaves. A turn changes one row and moves it to the top: every other row
  * is where it was or one place further down (or up, after a removal), and keeps its node without
  * a look-up.
  */
@@ -44,18 +45,11 @@ function leavesOf(sessions: SessionInfo[]): TreeNode[] {
 }
 
 export function sessionTree(sessions: SessionInfo[]): TreeNode[] {
-  // Most chats are neither forks nor forked: only the parents that forks name are looked up (a
-  // set of every id, and another of every row built, cost an open window 0.45 ms of each turn
-  // with 3,000 chats). A list that changed in one session (a turn started or ended) then costs a
-  // pass, and every other row keeps its node, so its memoised row does not render again.
-  let named: Set<string> | null = null
-  for (const s of sessions) {
-    const parent = s.parent?.parent_session_id
-    if (parent && parent !== s.session_id) (named ??= new Set()).add(parent)
-  }
-  if (named === null) return leavesOf(sessions)
-  const listed = new Set<string>()
-  for (const s of sessions) if (named.has(s.session_id)) listed.add(s.session_id)
+  // Most chats are neither forks nor forked: only the parents that forks name are looked up. A
+  // list that changed in one session (a turn started or ended) then costs a pass, and every other
+  // row keeps its node, so its memoised row does not render again.
+  const listed = forkParents(sessions)
+  if (listed.size === 0) return leavesOf(sessions)
   const kids = new Map<string, SessionInfo[]>()
   const roots: SessionInfo[] = []
   for (const s of sessions) {
