@@ -4,8 +4,7 @@
  * nonsense; nothing here reads them).
  */
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { expect, openApp, send, test } from './fixtures'
 
@@ -58,8 +57,8 @@ test('a GGUF model in the data folder: picked, it streams; Stop ends it at once 
 test('offline, from nothing: import a GGUF in Settings → Local models, chat with it, fork the chat and go on there', async ({
   page,
   host,
-}) => {
-  const file = join(mkdtempSync(join(tmpdir(), 'arbor-e2e-import-')), 'my-tiny.gguf')
+}, info) => {
+  const file = info.outputPath('my-tiny.gguf')
   tinyModel(file)
   await openApp(page, host)
   await page.getByRole('button', { name: 'Settings', exact: true }).click()

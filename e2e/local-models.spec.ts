@@ -1,9 +1,7 @@
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { expect, openApp, test } from './fixtures'
 
 // A GGUF-shaped file (the magic, then bytes): the library moves files; running one is the engine's.
@@ -12,7 +10,7 @@ const MODEL = Buffer.concat([Buffer.from('GGUF'), randomBytes(2 * 1024 * 1024)])
 test('Settings → Local models: download with progress and pause / resume, import from disk, remove', async ({
   page,
   host,
-}) => {
+}, info) => {
   // A loopback server that sends the file slowly, with range requests.
   const server = createServer((req, res) => {
     const m = /^bytes=(\d+)-$/.exec(String(req.headers.range ?? ''))
@@ -63,7 +61,8 @@ test('Settings → Local models: download with progress and pause / resume, impo
     await importForm.getByRole('textbox').fill('model.gguf')
     await importForm.getByRole('button', { name: 'Import' }).click()
     await expect(settings.getByRole('alert')).toContainText('is not a full path')
-    const file = join(mkdtempSync(join(tmpdir(), 'arbor-e2e-gguf-')), 'my-notes-model.gguf')
+    // In the test's own output folder, which Playwright clears, not in /tmp for good.
+    const file = info.outputPath('my-notes-model.gguf')
     writeFileSync(file, MODEL)
     await importForm.getByRole('textbox').fill(file)
     await importForm.getByRole('button', { name: 'Import' }).click()
