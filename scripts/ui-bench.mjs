@@ -15,9 +15,9 @@
 //   - a reply with 500 code blocks and 200 tables vs a plain reply of the same size: paint time;
 //   - scrolling the 100,000-message chat upward (pages load as it goes): rAF interval p95, the
 //     worst 2-second window, vs idle;
-//   - streaming a long reply at full speed into the 2,000-message chat (20,000 words, 100,000
-//     with --full): rAF p95 vs idle, long tasks, last delta → paint vs 2 idle frames, JS heap
-//     after vs before.
+//   - streaming a long reply at full speed into the 2,000-message chat (100,000 words, the
+//     issue's reply, at both scales): rAF p95 vs idle, long tasks, last delta → paint vs 2 idle
+//     frames, JS heap after vs before.
 // With --strict the exit code is 1 when a target is missed. UI_BENCH_TRACE=file keeps the trace
 // of the streaming run (open it in Chromium's performance panel), UI_BENCH_PROFILE=file its CPU
 // profile, UI_BENCH_HEAP=prefix heap snapshots before and after it (prefix-before.heapsnapshot),
@@ -39,7 +39,12 @@ const SEED = join(ROOT, 'out', 'main', 'bench-seed.js')
 const full = process.argv.includes('--full')
 const strict = process.argv.includes('--strict')
 const streamOnly = process.argv.includes('--stream-only')
-const WORDS = full ? 100_000 : 20_000
+// The reply of issue 10 item 6 at both scales (it streams in under a second here). With 20,000
+// words at the default scale the stream was 15 frames, and its p95 was the one frame that shows
+// the turn starting (the prompt, the new reply, the sidebar and the header: an 18–26 ms task on
+// 2 cores), late in about one run in four; that frame is still reported on its own (the "from
+// Enter" frames, below).
+const WORDS = 100_000
 const BIG = 100_000
 const SCROLL_MS = full ? 20_000 : 8_000
 // Navigations per chat: on 2 cores one takes 110–260 ms from run to run, so a median of a few
