@@ -1,6 +1,6 @@
 import type { ChatExportResult, ExportFormat, SessionMessage } from '../../../src-shared/types'
 import type { SessionRow, Store } from '../../store'
-import { CHAT_FILE_FORMAT, CHAT_FILE_VERSION, type ChatFile, type ChatFileSession } from './format'
+import { CHAT_FILE_FORMAT, CHAT_FILE_VERSION, type ChatFileSession } from './format'
 import { cutText } from '../../../src-shared/cut-text'
 import { breathe } from './breathe'
 import { chatMarkdown } from './markdown'
@@ -67,59 +67,6 @@ function fileMessage(m: SessionMessage, seq: number): ChatFileSession['messages'
   }
 }
 
-/**
- * The chat and the tree of forks below it, renumbered: the chat's visible history becomes seqs
- * 1..n, and each fork's own messages continue from its fork point in its parent's numbering.
- */
-export async function chatFileOf(
-  store: Store,
-  root: SessionRow,
-  now: number,
-  app?: string,
-): Promise<ChatFile> {
-  const sessions: ChatFileSession[] = []
-  // Each exported session's lineage as database seqs, in file order (file seq = index + 1).
-  const lineages = new Map<string, number[]>()
-  const visit = async (row: SessionRow, parent: SessionRow | null) => {
-    // A turn of the event loop per session: a chat may have many forks of a long history.
-    await breathe()
-    // A fork's own messages only: what it inherits is its parent's, in the file already (reading
-    // it again made exporting a chat with 15 forks of its 100,000 messages take 30 s, not 2).
-    const own = await lineageMessages(store, row.session_id, parent ? row.fork_seq : 0)
-    const above = parent ? lineages.get(parent.session_id)! : []
-    const inherited = above.slice(0, countBelow(above, row.fork_seq + 1))
-    const lineage = [...inherited, ...own.map((m) => m.seq)]
-    lineages.set(row.session_id, lineage)
-    // A few thousand at a time: 100,000 in one go held the event loop for ~100 ms.
-    const messages: ChatFileSession['messages'] = []
-    for (const [i, m] of own.entries()) {
-      messages.push(fileMessage(m, inherited.length + i + 1))
-      if ((i + 1) % 2000 === 0) await breathe()
-    }
-    sessions.push({
-      session_id: row.session_id,
-      parent_session_id: parent?.session_id ?? null,
-      fork_seq: inherited.length,
-      title: row.title,
-      model: row.model,
-      created_at: row.created_at,
-      updated_at: row.updated_at,
-      visible_from_seq: parent ? fileStart(row.visible_from_seq, lineage) : 0,
-      context_from_seq: fileStart(row.context_from_seq, lineage),
-      messages,
-    })
-    for (const child of store.forksOf(row.session_id)) await visit(child, row)
-  }
-  await visit(root, null)
-  return {
-    format: CHAT_FILE_FORMAT,
-    version: CHAT_FILE_VERSION,
-    exported_at: now,
-    ...(app ? { app } : {}),
-    sessions,
-  }
-}
-
 /** A file name from a title: letters, digits and dashes, never empty. */
 export function fileName(title: string, ext: string): string {
   const base =
@@ -132,26 +79,65 @@ export function fileName(title: string, ext: string): string {
 }
 
 /**
- * The file's JSON in small pieces, one message a line, written a thousand at a time between
- * turns of the event loop (the whole file in one JSON.stringify stopped the app for as long as
- * it took).
+ * The chat and the tree of forks below it as the file's JSON, in small pieces, one message a line,
+ * written a thousand at a time between turns of the event loop (the whole file in one
+ * JSON.stringify stopped the app for as long as it took). Renumbered: the chat's visible history
+ * becomes seqs 1..n, and each fork's own messages continue from its fork point in its parent's
+ * numbering. A session's rows are read, then each is let go as its line is written: the rows,
+ * the file as objects and its text were all held at once before (a 54 MB export grew the host's
+ * heap by 269 MB).
  */
-async function filePieces(file: ChatFile): Promise<string[]> {
-  const { sessions, ...head } = file
+async function filePieces(store: Store, root: SessionRow, now: number, app?: string): Promise<string[]> {
   const out: string[] = []
+  const head = {
+    format: CHAT_FILE_FORMAT,
+    version: CHAT_FILE_VERSION,
+    exported_at: now,
+    ...(app ? { app } : {}),
+  }
   // `{ …head, "sessions": [` as JSON.stringify writes it with one space of indent.
   const top = JSON.stringify({ ...head, sessions: [] }, null, 1)
   out.push(`${top.slice(0, top.lastIndexOf('[]'))}[\n`)
+  // Each exported session's lineage as database seqs, in file order (file seq = index + 1).
+  const lineages = new Map<string, number[]>()
+  let sessions = 0
   let written = 0
-  for (const [i, { messages, ...session }] of sessions.entries()) {
+  const visit = async (row: SessionRow, parent: SessionRow | null) => {
+    // A turn of the event loop per session: a chat may have many forks of a long history.
+    await breathe()
+    // A fork's own messages only: what it inherits is its parent's, in the file already (reading
+    // it again made exporting a chat with 15 forks of its 100,000 messages take 30 s, not 2).
+    const own: Array<SessionMessage | undefined> = await lineageMessages(
+      store,
+      row.session_id,
+      parent ? row.fork_seq : 0,
+    )
+    const above = parent ? lineages.get(parent.session_id)! : []
+    const inherited = above.slice(0, countBelow(above, row.fork_seq + 1))
+    const lineage = [...inherited, ...own.map((m) => m!.seq)]
+    lineages.set(row.session_id, lineage)
+    const session: Omit<ChatFileSession, 'messages'> = {
+      session_id: row.session_id,
+      parent_session_id: parent?.session_id ?? null,
+      fork_seq: inherited.length,
+      title: row.title,
+      model: row.model,
+      created_at: row.created_at,
+      updated_at: row.updated_at,
+      visible_from_seq: parent ? fileStart(row.visible_from_seq, lineage) : 0,
+      context_from_seq: fileStart(row.context_from_seq, lineage),
+    }
     const open = JSON.stringify({ ...session, messages: [] })
-    out.push(`${i ? ',\n' : ''}  ${open.slice(0, -3)}[\n`)
-    for (const [k, m] of messages.entries()) {
-      out.push(`${k ? ',\n' : ''}   ${JSON.stringify(m)}`)
+    out.push(`${sessions++ ? ',\n' : ''}  ${open.slice(0, -3)}[\n`)
+    for (let k = 0; k < own.length; k++) {
+      out.push(`${k ? ',\n' : ''}   ${JSON.stringify(fileMessage(own[k]!, inherited.length + k + 1))}`)
+      own[k] = undefined
       if (++written % 1000 === 0) await breathe()
     }
     out.push('\n  ]}')
+    for (const child of store.forksOf(row.session_id)) await visit(child, row)
   }
+  await visit(root, null)
   out.push('\n ]\n}\n')
   return out
 }
@@ -164,7 +150,10 @@ async function gather(pieces: string[], size: number): Promise<string[]> {
   const parts: string[] = []
   let run: string[] = []
   let length = 0
-  for (const piece of pieces) {
+  for (let i = 0; i < pieces.length; i++) {
+    const piece = pieces[i]!
+    // Taken: the pieces go as the parts grow, so the file is not held twice over.
+    pieces[i] = ''
     run.push(piece)
     length += piece.length
     if (length < size) continue
@@ -220,7 +209,7 @@ async function exportPieces(
       format,
       filename: fileName(row.title, 'json'),
       mime_type: 'application/json',
-      pieces: await filePieces(await chatFileOf(store, row, now, 'Arbor')),
+      pieces: await filePieces(store, row, now, 'Arbor'),
     }
   const messages = await lineageMessages(store, session_id)
   return {
