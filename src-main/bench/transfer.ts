@@ -36,6 +36,29 @@ async function held<T>(work: () => Promise<T>): Promise<{ out: T; longest: numbe
   return { out, longest: delay.max / 1e6, took }
 }
 
+/**
+ * The most live heap `work` adds while it runs: sampled after a full collection every 100 ms (so
+ * it is what is held, not garbage waiting), in a run of its own (the collections slow it down).
+ * Null without --expose-gc.
+ */
+async function liveHeap(work: () => Promise<unknown>): Promise<number | null> {
+  const gc = (globalThis as { gc?: () => void }).gc
+  if (!gc) return null
+  const live = () => {
+    gc()
+    return process.memoryUsage().heapUsed
+  }
+  const base = live()
+  let peak = base
+  const timer = setInterval(() => (peak = Math.max(peak, live())), 100)
+  try {
+    await work()
+    return Math.max(peak, live()) - base
+  } finally {
+    clearInterval(timer)
+  }
+}
+
 /** A chat file imported in one go with raw better-sqlite3 (the store's pragmas and index). */
 function importInOneGo(text: string): number {
   const dir = mkdtempSync(join(tmpdir(), 'arbor-bench-raw-import-'))
@@ -126,6 +149,12 @@ export async function transferAtScale(dir: string, big: string): Promise<void> {
       { max: 50 },
       `the export took ${(exported.took / 1000).toFixed(1)} s, a page at a time, in ${exported.out.parts.length} parts as the hosts send it; the local sessions.export, which joins them into one string: ${joined.longest.toFixed(1)} ms`,
     )
+    // What the export holds: its result, the file's parts, and what it reads meanwhile.
+    const heap = await liveHeap(() => rt.exportParts(big, 'json', TRANSFER_PART_CHARS))
+    if (heap !== null)
+      console.log(
+        `(the export's live heap at most, sampled every 100 ms: ${(heap / 1e6).toFixed(0)} MB over what was live before, for the ${mb} file it returns in parts — ${(heap / 1e6 / (file.length / 1e6)).toFixed(2)}× the file)`,
+      )
     await rt.sessions.remove(copy.session_id)
   } finally {
     await rt.close()
