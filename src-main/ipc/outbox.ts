@@ -15,7 +15,10 @@
  * host is handling in this turn of the event loop gets everything at once (its answer and first
  * delta wait for nothing). What another connection's request causes reaches the others a frame
  * later, in one write: the caller's frames leave first, and a short turn (the prompt, its
- * messages, a few words and the end) costs a watching page one render, not two.
+ * messages, a few words and the end) costs a watching page one render, not two. When a session
+ * stops (`settle`: its turn ended, or it waits for the user), what is queued leaves as that turn
+ * of the event loop ends, not at the frame: a short turn is one write as soon as it is over
+ * (3.3 ms after the prompt here, not 17), and a stream's last words are not held back.
  * An answer to a request never waits for the pacing, only for another connection's turn to end:
  * what is queued before it goes with it, in order. One connection's frames always keep their
  * order.
@@ -47,6 +50,11 @@ export interface Outbox<F> {
   reply(frame: F): void
   /** Writes what is queued now. */
   flush(): void
+  /**
+   * A session stopped (its turn ended, or it waits for the user): what is queued leaves when this
+   * turn of the event loop ends, not a frame later — the end of a short turn is its last event.
+   */
+  settle(): void
   /** The connection closed: nothing more is written. */
   close(): void
 }
@@ -58,6 +66,8 @@ export function createOutbox<F>(io: OutboxIo<F>, frameMs = FRAME_MS): Outbox<F> 
   /** An answer waits in the queue (only for another connection's turn to end, never for pacing). */
   let answerQueued = false
   let closed = false
+  /** A settle's flush waits for the end of this turn of the event loop. */
+  let settling = false
 
   const write = (frame: F, urgent = false) => {
     lastWrite = io.now()
@@ -99,6 +109,14 @@ export function createOutbox<F>(io: OutboxIo<F>, frameMs = FRAME_MS): Outbox<F> 
       write(frame)
     },
     flush,
+    settle() {
+      if (closed || !queued || settling) return
+      settling = true
+      io.afterTurn(() => {
+        settling = false
+        if (queued) flush()
+      })
+    },
     close() {
       closed = true
       if (timer !== null) io.clearTimer(timer)

@@ -60,6 +60,10 @@ export const MAX_BUFFERED_BYTES = 64 * 1024 * 1024
  */
 type Frame = ServerEvent | { answer: string }
 
+/** A session's info saying it stopped: idle, paused or waiting for the user after a turn. */
+const stops = (e: ServerEvent): boolean =>
+  e.type === 'sessions' && e.mutation.info !== null && e.mutation.info.state !== 'running'
+
 /**
  * An event's text, made once however many connections it goes to: a session's mutation reaches
  * each subscribed window wrapped in an event of its own, and a list change is one event for all.
@@ -246,7 +250,9 @@ export async function startBrowserHost(opts: {
     })
     // A burst of deltas (a model at full speed) leaves as its first delta and one joined frame.
     const bursts = deltaBursts((event) => {
-      if (ws.readyState === ws.OPEN) out.event(event, isDelta(event))
+      if (ws.readyState !== ws.OPEN) return
+      out.event(event, isDelta(event))
+      if (stops(event)) out.settle()
     })
     const peer: Peer = {
       id: newId('sub'),

@@ -110,6 +110,41 @@ describe('a connection’s outbox', () => {
     expect(h.pendingTimers()).toBe(0)
   })
 
+  it('sends a watcher what is queued as soon as a session stops, at the end of that turn of the event loop', () => {
+    const h = harness()
+    h.handling('other')
+    h.box.event('user message')
+    h.box.event('first delta')
+    h.endTurn()
+    h.at(1003)
+    h.box.event('reply finished')
+    h.box.event('session idle')
+    h.box.settle()
+    // Not in the middle of the turn: what else it sends joins the write.
+    expect(h.frames()).toEqual([])
+    h.box.event('list changed')
+    h.endTurn()
+    expect(h.writes).toEqual(
+      ['user message', 'first delta', 'reply finished', 'session idle', 'list changed'].map((frame) => ({
+        at: 1003,
+        frame,
+        urgent: false,
+      })),
+    )
+    expect(h.pendingTimers()).toBe(0)
+    // Paced again after that write: an event within its frame waits for the frame.
+    h.at(1005)
+    h.box.event('next')
+    expect(h.frames()).toHaveLength(5)
+    h.at(1019)
+    expect(h.frames().at(-1)).toBe('next')
+    // Nothing queued: nothing to write, nothing scheduled.
+    h.box.settle()
+    h.endTurn()
+    expect(h.frames()).toHaveLength(6)
+    expect(h.pendingTimers()).toBe(0)
+  })
+
   it('never paces an answer: what waits goes with it, in order', () => {
     const h = harness()
     h.box.event('a')
