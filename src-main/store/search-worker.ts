@@ -11,6 +11,7 @@ import { parentPort, workerData } from 'node:worker_threads'
 import { nextLookMs } from './checkpoint-pace'
 import { quickCheck } from './sqlite/db'
 import { prepareSearch } from './sqlite/search'
+import { lowerThisThread } from './thread-priority'
 
 const { path, mode, target, everyMs, restartPages } = workerData as {
   path: string
@@ -20,6 +21,13 @@ const { path, mode, target, everyMs, restartPages } = workerData as {
   restartPages?: number
 }
 const db = new Database(path, { readonly: mode !== 'checkpoint', fileMustExist: true })
+
+// A backup or a deferred check reads the whole file, and nobody waits for it: it takes what the
+// cores leave. Copying a 0.69 GB database at the host's priority, 15 s after start, doubled what
+// an open window spent per turn and made a prompt's first delta 0.8-1.1 ms slower meanwhile
+// (npm run bench -- --full --only=wire). The checkpoint thread is not lowered: starved, the log
+// it copies back grows until a commit on the event loop has to do it.
+const lowered = mode === 'backup' || mode === 'check' ? lowerThisThread() : null
 
 /** How often, and how many times a tick, a RESTART that found the writer busy is tried again. */
 const RESTART_RETRY_MS = 5
@@ -100,12 +108,15 @@ if (mode === 'checkpoint') {
   parentPort!.on('message', (m: unknown) => {
     if (m === 'stop') stopping = true
   })
-  db.backup(target!, {
-    progress: () => {
-      if (stopping) throw new Error('the backup was stopped (Arbor is closing)')
-      return 100
-    },
-  })
+  void lowered!
+    .then(() =>
+      db.backup(target!, {
+        progress: () => {
+          if (stopping) throw new Error('the backup was stopped (Arbor is closing)')
+          return 100
+        },
+      }),
+    )
     .then(
       () => parentPort!.postMessage({ done: true }),
       (err: unknown) => parentPort!.postMessage({ error: err instanceof Error ? err.message : String(err) }),
@@ -116,12 +127,14 @@ if (mode === 'checkpoint') {
     })
 } else if (mode === 'check') {
   // The deferred integrity check of a large database: one answer, then the thread ends.
-  try {
-    parentPort!.postMessage({ problems: quickCheck(db) })
-  } catch (err) {
-    parentPort!.postMessage({ error: err instanceof Error ? err.message : String(err) })
-  }
-  db.close()
+  void lowered!.then(() => {
+    try {
+      parentPort!.postMessage({ problems: quickCheck(db) })
+    } catch (err) {
+      parentPort!.postMessage({ error: err instanceof Error ? err.message : String(err) })
+    }
+    db.close()
+  })
 } else {
   const search = prepareSearch(db)
   // Searches go to this thread from now on (until now they ran on the host's connection).
