@@ -34,6 +34,12 @@ function harness() {
       afterTurn = []
       for (const fn of run) fn()
     },
+    /** Another connection's request causes `frames` in one turn of the event loop. */
+    otherTurn(...frames: string[]) {
+      this.handling('other')
+      for (const frame of frames) box.event(frame)
+      this.endTurn()
+    },
     pendingTimers: clock.pending,
   }
 }
@@ -78,10 +84,7 @@ describe('a connection’s outbox', () => {
 
   it('sends a watcher what another connection’s turn causes a frame later, in one write', () => {
     const h = harness()
-    h.handling('other')
-    h.box.event('user message')
-    h.box.event('first delta')
-    h.endTurn()
+    h.otherTurn('user message', 'first delta')
     // The caller's frames leave first; the rest of its short turn joins these.
     expect(h.frames()).toEqual([])
     h.at(1002)
@@ -112,10 +115,7 @@ describe('a connection’s outbox', () => {
 
   it('sends a watcher what is queued as soon as a session stops, at the end of that turn of the event loop', () => {
     const h = harness()
-    h.handling('other')
-    h.box.event('user message')
-    h.box.event('first delta')
-    h.endTurn()
+    h.otherTurn('user message', 'first delta')
     h.at(1003)
     h.box.event('reply finished')
     h.box.event('session idle')
