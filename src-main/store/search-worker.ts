@@ -22,13 +22,6 @@ const { path, mode, target, everyMs, restartPages } = workerData as {
 }
 const db = new Database(path, { readonly: mode !== 'checkpoint', fileMustExist: true })
 
-// A backup or a deferred check reads the whole file, and nobody waits for it: it takes what the
-// cores leave. Copying a 0.69 GB database at the host's priority, 15 s after start, doubled what
-// an open window spent per turn and made a prompt's first delta 0.8-1.1 ms slower meanwhile
-// (npm run bench -- --full --only=wire). The checkpoint thread is not lowered: starved, the log
-// it copies back grows until a commit on the event loop has to do it.
-const lowered = mode === 'backup' || mode === 'check' ? lowerThisThread() : null
-
 /** How often, and how many times a tick, a RESTART that found the writer busy is tried again. */
 const RESTART_RETRY_MS = 5
 const RESTART_ATTEMPTS = 40
@@ -108,7 +101,12 @@ if (mode === 'checkpoint') {
   parentPort!.on('message', (m: unknown) => {
     if (m === 'stop') stopping = true
   })
-  void lowered!
+  // A backup or a deferred check reads the whole file, and nobody waits for it: it takes what the
+  // cores leave (lowerThisThread). Copying a 0.69 GB database at the host's priority, 15 s after
+  // start, doubled what an open window spent per turn and made a prompt's first delta 0.8-1.1 ms
+  // slower meanwhile (npm run bench -- --full --only=wire). The checkpoint thread is not lowered:
+  // starved, the log it copies back grows until a commit on the event loop has to do it.
+  void lowerThisThread()
     .then(() =>
       db.backup(target!, {
         progress: () => {
@@ -127,7 +125,8 @@ if (mode === 'checkpoint') {
     })
 } else if (mode === 'check') {
   // The deferred integrity check of a large database: one answer, then the thread ends.
-  void lowered!.then(() => {
+  // At the least priority too, as a backup (above).
+  void lowerThisThread().then(() => {
     try {
       parentPort!.postMessage({ problems: quickCheck(db) })
     } catch (err) {
