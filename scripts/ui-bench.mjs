@@ -9,7 +9,8 @@
 // Every figure is printed as Arbor vs its baseline, with the ratio and the target:
 //   - state micro-bench (Node, the renderer's state modules through Vite's module runner): the
 //     per-frame cost of one streamed delta (apply + the virtual list's layout) and of merging one
-//     older page, with 100,000 vs 100 messages loaded;
+//     older page, with 100,000 vs 100 messages loaded; and of splitting a streaming frame's new
+//     text into markdown blocks, in a reply of 100,000 vs 1,000 words;
 //   - navigation → newest message painted, for a 1,000- and a 100,000-message chat, with 2,000
 //     sessions in the sidebar (absolute target);
 //   - a reply with 500 code blocks and 200 tables vs a plain reply of the same size: paint time;
@@ -247,6 +248,45 @@ async function stateBench() {
     `ui: (merge one older page: ${ROUNDS} rounds × 30 samples per size; per-round ratio ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}, median ${median(ratios).toFixed(2)})`,
   )
   report('merge one older page (100) + layout, 100,000 messages loaded', p100k, 'ms', '100 loaded', p100, 2)
+
+  // A frame of a streaming reply split into blocks, as Markdown.tsx does it (the text is the last
+  // frame's plus the frame's new words, a rope; what was added is known: state/growth.ts), in a
+  // reply of 1,000 words and in one of 100,000. The frame's words are FRAME_CHARS (state/pace.ts).
+  const { splitBlocksIncremental, MAX_BLOCK } = await load('src-renderer/lib/blocks.ts')
+  const { FRAME_CHARS } = await load('src-renderer/state/pace.ts')
+  const wordsText = (from, chars) => {
+    let out = ''
+    for (let i = from; out.length < chars; i++) out += `word${i} `
+    return out
+  }
+  const replyOf = (words) => {
+    let reply = ''
+    for (let i = 1; i <= words; i++) reply += `word${i} `
+    // Flat, as a reply read from a page is; its split made once.
+    reply = (' ' + reply).slice(1)
+    const split = splitBlocksIncremental(null, reply, MAX_BLOCK)
+    const added = wordsText(words + 1, FRAME_CHARS)
+    return (count) =>
+      Array.from({ length: count }, () => {
+        const t0 = performance.now()
+        splitBlocksIncremental(split, reply + added, MAX_BLOCK, added)
+        return performance.now() - t0
+      })
+  }
+  const replies = { 1000: replyOf(1000), [WORDS]: replyOf(WORDS) }
+  replies[1000](50) // warm up both
+  replies[WORDS](50)
+  const splits = { 1000: [], [WORDS]: [] }
+  for (let r = 0; r < 12; r++)
+    for (const n of r % 2 ? [WORDS, 1000] : [1000, WORDS]) splits[n].push(...replies[n](40))
+  report(
+    `split a streaming frame's ${FRAME_CHARS.toLocaleString('en')} new characters into blocks, reply of 100,000 words`,
+    median(splits[WORDS]),
+    'ms',
+    'of 1,000 words',
+    median(splits[1000]),
+    2,
+  )
 }
 
 // ---- in the page ---------------------------------------------------------------------------

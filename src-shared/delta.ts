@@ -24,9 +24,13 @@ export interface DeltaLike {
  * `current` itself comes back; one that starts past the end (text was missed) gives null.
  */
 export function appendDelta(current: string, offset: number, text: string): string | null {
-  if (offset > current.length) return null
-  const tail = text.slice(current.length - offset)
-  return tail.length === 0 ? current : current + tail
+  const tail = deltaTail(current, offset, text)
+  return tail === null ? null : tail.length === 0 ? current : current + tail
+}
+
+/** What the delta adds to `current` (its text past `current`'s end: '' for none), or null for a gap. */
+export function deltaTail(current: string, offset: number, text: string): string | null {
+  return offset > current.length ? null : text.slice(current.length - offset)
 }
 
 /**

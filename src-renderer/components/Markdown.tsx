@@ -8,6 +8,7 @@ import 'katex/dist/katex.min.css'
 import {
   blockModes,
   LONG_TEXT,
+  MAX_BLOCK,
   plainParagraph,
   sectionStarts,
   splitBlocksIncremental,
@@ -17,6 +18,7 @@ import {
   type TextPieces,
 } from '../lib/blocks'
 import { createWorkQueue, whenIdle } from '../lib/work-queue'
+import { addedSince } from '../state/growth'
 import { CodeBlock } from './CodeBlock'
 
 const plugins = [remarkGfm, remarkMath]
@@ -105,9 +107,12 @@ const Block = memo(function Block({
 export const Markdown = memo(function Markdown({
   text,
   streaming = false,
+  source,
 }: {
   text: string
   streaming?: boolean
+  /** The message part `text` is from: what a delta added is read from it (state/growth.ts), not the whole text. */
+  source?: object
 }) {
   // The previous split, resumed when the text grows (a streaming reply): each frame scans only
   // the new text, and the finished blocks keep their text, so their memo skips them.
@@ -115,10 +120,15 @@ export const Markdown = memo(function Markdown({
     split: null,
     streamed: false,
   }))
+  // Only what was added to the text is read, when the source says (a new part comes with each
+  // new text, so `source` is not a dependency of its own).
   const blocks = useMemo(() => {
     // A cache, not state: nothing renders from it.
-    last.split = splitBlocksIncremental(last.split, text)
+    const prev = last.split
+    const added = prev && source ? addedSince(source, prev.text) : undefined
+    last.split = splitBlocksIncremental(prev, text, MAX_BLOCK, added)
     return last.split.blocks
+    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [last, text])
   // The text as it was when the stream last paused: then the tail may be parsed too.
   const [paused, setPaused] = useState<string | null>(null)

@@ -85,7 +85,7 @@ function TextPart({ part, message }: { part: MessagePart; message: SessionMessag
         {part.text}
       </p>
     )
-  return <Markdown text={part.text} streaming={message.status === 'streaming'} />
+  return <Markdown text={part.text} streaming={message.status === 'streaming'} source={part} />
 }
 
 /** What the model is asked after a reply that hit its output limit. */

@@ -7,8 +7,9 @@ import type {
   SessionMessage,
   SessionMutation,
 } from '../../src-shared/types'
-import { appendDelta, extendsText } from '../../src-shared/delta'
+import { deltaTail, extendsText } from '../../src-shared/delta'
 import { MessageList } from './messages'
+import { noteGrowth } from './growth'
 
 /**
  * The renderer's cache of one open session, rebuilt from `messages()` pages plus live
@@ -147,12 +148,17 @@ function tryDelta(t: Transcript, m: DeltaMutation): [Transcript, DeltaOutcome] {
   const current = fits ? textOf(part) : null
   if (current === null) return [t, 'gap']
   // Ahead of us: we missed text. Behind us: a reload already gave us the start, keep the tail.
-  const next = appendDelta(current, m.offset, m.text)
-  if (next === null) return [t, 'gap']
-  if (next === current) return [t, 'overlap']
+  const added = deltaTail(current, m.offset, m.text)
+  if (added === null) return [t, 'gap']
+  if (added === '') return [t, 'overlap']
+  const next = current + added
   const parts = message.parts.slice()
   if (part.type === 'tool_call') parts[pi] = { ...part, input_text: next }
-  else if (part.type === 'text' || part.type === 'reasoning') parts[pi] = { ...part, text: next }
+  else if (part.type === 'text' || part.type === 'reasoning') {
+    const grown = { ...part, text: next }
+    noteGrowth(grown, part, current, added)
+    parts[pi] = grown
+  }
   return [{ ...t, messages: t.messages.replace([[at, { ...message, parts }]]) }, 'applied']
 }
 

@@ -192,6 +192,37 @@ describe('splitBlocksIncremental', () => {
     }
   })
 
+  it('given what was appended, reads only that: a stand-in of the same length splits as the text', () => {
+    // The stand-in has none of the text's characters: a split that read `text` would go wrong.
+    const more = [...pieces, '$$ \t', ' $$', '$$ x', '\t\n', ' \n', '   ```', 'y'.repeat(300), ' '.repeat(70)]
+    for (let seed = 1; seed <= 60; seed++) {
+      const rand = rng(seed)
+      const text = Array.from({ length: 300 }, () => more[Math.floor(rand() * more.length)]).join('')
+      const max = 20 + Math.floor(rand() * 200)
+      let split: BlockSplit | undefined
+      for (let at = 0; at < text.length;) {
+        const from = at
+        at = Math.min(text.length, at + 1 + Math.floor(rand() * 40))
+        split = splitBlocksIncremental(split, '\0'.repeat(at), max, text.slice(from, at))
+        expect(split.blocks).toEqual(splitBlocks(text.slice(0, at), max))
+      }
+    }
+  })
+
+  it('keeps at most a block of the text, however long a paragraph streams', () => {
+    let split: BlockSplit | undefined
+    let text = ''
+    for (let i = 1; i <= 20_000; i++) {
+      const word = `word${i} `
+      text += word
+      if (i % 100 === 0) {
+        split = splitBlocksIncremental(split, text, 2000, text.slice(split?.text.length ?? 0))
+        expect(split.window.length).toBeLessThanOrEqual(2001)
+      }
+    }
+    expect(split!.blocks).toEqual(splitBlocks(text, 2000))
+  })
+
   it('starts over when the text is not an extension, and reuses finished pieces when it is', () => {
     const a = splitBlocksIncremental(undefined, 'one\n\ntwo\n\nthr')
     const b = splitBlocksIncremental(a, 'one\n\ntwo\n\nthree')

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { SessionMutation } from '../../src-shared/types'
 import { applyMutation, applyMutations, initialChat, type ChatState } from '../../src-renderer/state/chat'
+import { addedSince } from '../../src-renderer/state/growth'
 import {
   dropHeld,
   emptyTranscript,
@@ -112,6 +113,21 @@ describe('delta mutations', () => {
     const t = run(open(streaming()), delta('m1', 't1', 0, 'Hel'), delta('m1', 't1', 3, 'lo'))
     expect(firstText(t.messages.at(0))).toBe('Hello')
     expect(staleMessageIds(t)).toEqual([])
+  })
+
+  it('remembers what each delta added, so a view reads only the new text (state/growth.ts)', () => {
+    const t0 = run(open(streaming()), delta('m1', 't1', 0, 'Hello'))
+    const t1 = run(open(t0), delta('m1', 't1', 5, ' wor'))
+    // An overlapping delta adds only its tail; one in a later frame follows on.
+    const t2 = run(open(t1), delta('m1', 't1', 7, 'orld'), delta('m1', 't1', 11, '!'))
+    const part = (t: Transcript) => t.messages.at(0)!.parts[0]!
+    const textOf = (t: Transcript) => firstText(t.messages.at(0))
+    expect(addedSince(part(t2), textOf(t1))).toBe('ld!')
+    expect(addedSince(part(t2), textOf(t0))).toBe(' world!')
+    expect(addedSince(part(t1), textOf(t0))).toBe(' wor')
+    // A text it never was (a snapshot's, or another part's): unknown, read whole.
+    expect(addedSince(part(t2), 'Hello there')).toBeUndefined()
+    expect(addedSince(part(t0), 'Hello')).toBeUndefined()
   })
 
   it("appends to a tool call's input_text for field 'input'", () => {
