@@ -15,8 +15,13 @@ interface Growth {
   depth: number
 }
 
-/** Versions of a part remembered back: a view that renders less often reads the text whole. */
-const MAX_CHAIN = 64
+/**
+ * Versions of a part remembered back. A view renders each frame, and a frame's deltas are applied
+ * as one (state/chat.ts), two when the frame's share of a fast stream cuts one (state/pace.ts);
+ * a view that fell further behind reads the text whole. Each version holds its text: few of them,
+ * should anything have read (and so copied) those texts whole.
+ */
+const MAX_CHAIN = 8
 
 const growths = new WeakMap<object, Growth>()
 

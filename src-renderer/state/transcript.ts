@@ -154,7 +154,9 @@ function tryDelta(t: Transcript, m: DeltaMutation): [Transcript, DeltaOutcome] {
   const next = current + added
   const parts = message.parts.slice()
   if (part.type === 'tool_call') parts[pi] = { ...part, input_text: next }
-  else if (part.type === 'text' || part.type === 'reasoning') {
+  else if (part.type === 'reasoning') parts[pi] = { ...part, text: next }
+  else if (part.type === 'text') {
+    // What the delta added, for the Markdown view (it reads only that).
     const grown = { ...part, text: next }
     noteGrowth(grown, part, current, added)
     parts[pi] = grown

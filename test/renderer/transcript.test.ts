@@ -121,7 +121,7 @@ describe('delta mutations', () => {
     // An overlapping delta adds only its tail; one in a later frame follows on.
     const t2 = run(open(t1), delta('m1', 't1', 7, 'orld'), delta('m1', 't1', 11, '!'))
     const part = (t: Transcript) => t.messages.at(0)!.parts[0]!
-    const textOf = (t: Transcript) => firstText(t.messages.at(0))
+    const textOf = (t: Transcript) => firstText(t.messages.at(0))!
     expect(addedSince(part(t2), textOf(t1))).toBe('ld!')
     expect(addedSince(part(t2), textOf(t0))).toBe(' world!')
     expect(addedSince(part(t1), textOf(t0))).toBe(' wor')
