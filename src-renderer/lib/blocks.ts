@@ -304,7 +304,8 @@ function grow(s: BlockSplit, text: string, added: string): BlockSplit {
     head,
     headOpen,
     line,
-    window: cutFrom === base ? window : at(cutFrom),
+    // A copy: a slice would keep the whole of what was read this time alive (a frame's words).
+    window: own(at(cutFrom)),
   }
 }
 

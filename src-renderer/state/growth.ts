@@ -35,6 +35,11 @@ export function noteGrowth(part: object, from: object, before: string, added: st
   )
 }
 
+/** `part`'s text is final: its growth is let go. */
+export function forgetGrowth(part: object): void {
+  growths.delete(part)
+}
+
 /**
  * What `part`'s text has past `since` (an earlier text of the same part), when the deltas since
  * are known; undefined otherwise (then the caller reads the text whole).

@@ -9,7 +9,7 @@ import type {
 } from '../../src-shared/types'
 import { deltaTail, extendsText } from '../../src-shared/delta'
 import { MessageList } from './messages'
-import { noteGrowth } from './growth'
+import { forgetGrowth, noteGrowth } from './growth'
 
 /**
  * The renderer's cache of one open session, rebuilt from `messages()` pages plus live
@@ -93,6 +93,9 @@ function keepStreamedText(incoming: SessionMessage, local: SessionMessage): Sess
 function mergeMessage(local: SessionMessage | undefined, incoming: SessionMessage): SessionMessage | null {
   if (!local) return incoming
   if (incoming.revision < local.revision) return null
+  // Its text is final: what the deltas added is not asked for again (the view still showing the
+  // streamed copy would keep every delta alive through it).
+  if (incoming.status !== 'streaming') for (const part of local.parts) forgetGrowth(part)
   return keepStreamedText(incoming, local)
 }
 

@@ -128,6 +128,10 @@ describe('delta mutations', () => {
     // A text it never was (a snapshot's, or another part's): unknown, read whole.
     expect(addedSince(part(t2), 'Hello there')).toBeUndefined()
     expect(addedSince(part(t0), 'Hello')).toBeUndefined()
+    // Once the message is final, its deltas are let go (a view may still hold the streamed copy).
+    const done = msg('m1', 1, { status: 'complete', revision: 2, parts: [text('t1', 'Hello world!')] })
+    run(open(t2), messageMut(done))
+    expect(addedSince(part(t2), textOf(t1))).toBeUndefined()
   })
 
   it("appends to a tool call's input_text for field 'input'", () => {
