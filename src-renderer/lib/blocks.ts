@@ -304,8 +304,8 @@ function grow(s: BlockSplit, text: string, added: string): BlockSplit {
     head,
     headOpen,
     line,
-    // A copy: a slice would keep the whole of what was read this time alive (a frame's words).
-    window: own(at(cutFrom)),
+    // Cut from its start: a copy (a slice would keep all that was read alive, a frame's words).
+    window: cutFrom === base ? window : own(at(cutFrom)),
   }
 }
 
