@@ -204,16 +204,16 @@ function grow(s: BlockSplit, text: string, added: string): BlockSplit {
     const i = window.indexOf(char, from - base)
     return i < 0 ? -1 : i + base
   }
-  const lastSpace = (upTo: number) => {
-    const i = window.lastIndexOf(' ', upTo - base)
-    return i < 0 ? -1 : i + base
+  /** Where cutLong cuts a piece that starts at `from`: its last space, else `max` on. */
+  const cutAfter = (from: number) => {
+    const space = window.lastIndexOf(' ', from + max - base) + base
+    return space > from ? space : from + max
   }
   /** The pieces of text[from, end) as cutLong would make them from `from` on. */
   const restFrom = (from: number, end: number): string[] => {
     const out: string[] = []
     while (end - from > max) {
-      let cut = lastSpace(from + max)
-      if (cut <= from) cut = from + max
+      const cut = cutAfter(from)
       out.push(own(at(from, cut)))
       from = cut + 1
     }
@@ -248,13 +248,14 @@ function grow(s: BlockSplit, text: string, added: string): BlockSplit {
     head = extendLine(NO_LINE, at(start, nl < 0 ? length : nl))
     headOpen = nl < 0
   }
-  // Complete lines since the last scan. The first began before this text was added (its head is
-  // kept in `s.line`); the others lie in the window.
+  // Complete lines since the last scan. The first began before this text was added (what the
+  // scan needs of its start is in `s.line`, and only `added` is read of it); the others lie in
+  // the window.
   let pos = s.scanPos
   let line = s.line
+  let unread = before
   for (let nl = find('\n', before); nl >= 0; nl = find('\n', pos)) {
-    line =
-      pos === s.scanPos ? extendLine(line, at(Math.max(before, pos), nl)) : extendLine(NO_LINE, at(pos, nl))
+    line = extendLine(line, at(unread, nl))
     if (fence === null && blank && lineStarts(line) && pos > tailStart) boundary(pos)
     const f = lineFence(line)
     if (f) {
@@ -262,11 +263,11 @@ function grow(s: BlockSplit, text: string, added: string): BlockSplit {
       else if (f[1][0] === fence) fence = null
     }
     blank = lineBlank(line) && fence === null
-    pos = nl + 1
+    pos = unread = nl + 1
     line = NO_LINE
   }
   // The unfinished last line: once it has a first character, whether it starts a block is known.
-  line = pos === s.scanPos ? extendLine(line, at(Math.max(before, pos))) : extendLine(NO_LINE, at(pos))
+  line = extendLine(line, at(unread))
   if (fence === null && blank && lineStarts(line) && pos > tailStart) {
     boundary(pos)
     blank = false // taken: the line must not start a block again when it completes
@@ -277,8 +278,7 @@ function grow(s: BlockSplit, text: string, added: string): BlockSplit {
     let fixed = cuts
     // Final only if the block surely extends past this piece's window (its end may lose a newline).
     while (length - 1 - cutFrom > max) {
-      let cut = lastSpace(cutFrom + max)
-      if (cut <= cutFrom) cut = cutFrom + max
+      const cut = cutAfter(cutFrom)
       if (fixed === cuts) fixed = cuts.slice()
       fixed.push(own(at(cutFrom, cut)))
       cutFrom = cut + 1
