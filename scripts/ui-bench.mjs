@@ -252,7 +252,7 @@ async function stateBench() {
   // A frame of a streaming reply split into blocks, as Markdown.tsx does it (the text is the last
   // frame's plus the frame's new words, a rope; what was added is known: state/growth.ts), in a
   // reply of 1,000 words and in one of 100,000. The frame's words are FRAME_CHARS (state/pace.ts).
-  const { splitBlocksIncremental, MAX_BLOCK } = await load('src-renderer/lib/blocks.ts')
+  const { splitBlocksIncremental, MAX_BLOCK } = await load('src-renderer/lib/split-blocks.ts')
   const { FRAME_CHARS } = await load('src-renderer/state/pace.ts')
   const wordsText = (from, chars) => {
     let out = ''

@@ -8,15 +8,13 @@ import 'katex/dist/katex.min.css'
 import {
   blockModes,
   LONG_TEXT,
-  MAX_BLOCK,
   plainParagraph,
   sectionStarts,
-  splitBlocksIncremental,
   textPieces,
   type BlockMode,
-  type BlockSplit,
   type TextPieces,
 } from '../lib/blocks'
+import { MAX_BLOCK, splitBlocksIncremental, type BlockSplit } from '../lib/split-blocks'
 import { createWorkQueue, whenIdle } from '../lib/work-queue'
 import { addedSince } from '../state/growth'
 import { CodeBlock } from './CodeBlock'
@@ -170,7 +168,7 @@ export const Markdown = memo(function Markdown({
 
 /**
  * A run of a text's blocks (SECTION_CHARS): in a long text, laid out and painted only near the
- * view (markdown.css). A block cut from a paragraph too long to lay out as one (lib/blocks.ts)
+ * view (markdown.css). A block cut from a paragraph too long to lay out as one (lib/split-blocks.ts)
  * ends without a line break: the next block goes on with the same paragraph, with no gap between.
  * Memoised on its blocks' texts and modes: a streaming reply's finished sections are skipped by
  * React in every frame, as they are by the browser off screen.

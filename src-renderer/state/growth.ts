@@ -3,7 +3,7 @@
  * object; the part itself keeps the wire's shape). A streamed text is its last version plus the
  * delta (a rope in V8), and reading any of it copies all of it into one string first: at 100,000
  * words, ~700 KB a frame. The Markdown view asks what was added since the text it last split
- * (`addedSince`) and reads only that (lib/blocks.ts, splitBlocksIncremental's `appended`).
+ * (`addedSince`) and reads only that (lib/split-blocks.ts, splitBlocksIncremental's `appended`).
  */
 
 interface Growth {

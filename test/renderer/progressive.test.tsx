@@ -9,9 +9,9 @@ import {
   plainParagraph,
   sectionStarts,
   SECTION_CHARS,
-  splitBlocks,
   textPieces,
 } from '../../src-renderer/lib/blocks'
+import { splitBlocks } from '../../src-renderer/lib/split-blocks'
 import { LONG_IDLE, createWorkQueue, type IdleDeadline } from '../../src-renderer/lib/work-queue'
 import { Markdown } from '../../src-renderer/components/Markdown'
 import { renderToStaticMarkup } from 'react-dom/server'

@@ -6,7 +6,7 @@ import {
   splitBlocks,
   splitBlocksIncremental,
   type BlockSplit,
-} from '../../src-renderer/lib/blocks'
+} from '../../src-renderer/lib/split-blocks'
 import { highlight } from '../../src-renderer/lib/highlight'
 import { checkpointLabel, describeChange } from '../../src-renderer/lib/history'
 import { matchShortcut } from '../../src-renderer/lib/shortcuts'

@@ -1,0 +1,300 @@
+import { extendsText } from '../../src-shared/delta'
+
+/**
+ * Splits markdown into independently renderable blocks so a streaming reply re-parses only its
+ * last block each frame, and a finished reply re-uses every block it already rendered.
+ *
+ * A block boundary is a blank line followed by a line that starts at column 0 and is not inside
+ * a fenced code block: such a line can never continue a list item or an indented block, so the
+ * pieces render exactly as the whole would (up to list numbering, which markdown keeps via
+ * `start`). A single paragraph longer than MAX_BLOCK (a runaway reply with no blank lines) is cut
+ * at whitespace: it then shows as several paragraphs, which keeps long streams smooth.
+ */
+export const MAX_BLOCK = 2000
+
+/** A code fence, or a line of just `$$` that opens or closes display math (its lines stay one block). */
+const FENCE = /^ {0,3}(`{3,}|~{3,}|\$\$(?=[ \t]*(?:\n|$)))/
+
+export function splitBlocks(text: string, max = MAX_BLOCK): string[] {
+  const lines = text.split('\n')
+  const blocks: string[] = []
+  let current: string[] = []
+  let fence: string | null = null
+  let blank = false
+  const push = () => {
+    if (current.length) blocks.push(current.join('\n'))
+    current = []
+  }
+  for (const line of lines) {
+    const f = FENCE.exec(line)
+    if (fence === null && blank && line !== '' && !/^\s/.test(line)) push()
+    if (f) {
+      if (fence === null) fence = f[1][0]
+      else if (f[1][0] === fence) fence = null
+    }
+    blank = line.trim() === '' && fence === null
+    current.push(line)
+  }
+  push()
+  return blocks.flatMap((b) => (b.length > max && !FENCE.test(b) ? cutLong(b, max) : [b]))
+}
+
+/** Cuts text at whitespace into pieces of at most about `max` characters (stable boundaries). */
+function cutLong(text: string, max: number): string[] {
+  const out: string[] = []
+  let start = 0
+  while (text.length - start > max) {
+    let end = text.lastIndexOf(' ', start + max)
+    if (end <= start) end = start + max
+    out.push(text.slice(start, end))
+    start = end + 1
+  }
+  out.push(text.slice(start))
+  return out
+}
+
+/**
+ * The state of an incremental split: what `splitBlocks(text)` returns, plus where to resume
+ * when the text grows. A streaming reply only ever grows at its end, so each frame scans only
+ * the new text and re-cuts only the growing tail: the cost per frame does not depend on the
+ * reply's length.
+ *
+ * Nor does what it reads. A streamed text is its last frame's text plus the new words (a rope
+ * in V8), and reading any of it (a search, a slice) first copies all of it into one new string:
+ * at 100,000 words, ~700 KB in every frame, 8 of the 15 MB the page allocated while it streamed
+ * (`node scripts/ui-bench.mjs --stream-only` with a sampling heap profile). So the split keeps
+ * its own copy of the text still in play (`window`: from the tail's last cut on, at most a
+ * block), and a caller that knows what was appended passes it: then `text` is not read at all.
+ */
+export interface BlockSplit {
+  readonly text: string
+  /** Equal to `splitBlocks(text, max)`. */
+  readonly blocks: string[]
+  readonly max: number
+  /** Pieces of the blocks that can no longer change (every block before the tail). */
+  readonly done: string[]
+  /** Offset of the tail block (the one the next text may still extend). */
+  readonly tailStart: number
+  /** Offset just past the last complete line scanned. */
+  readonly scanPos: number
+  /** Scanner state at `scanPos`: the open fence's character, and whether the line before was blank. */
+  readonly fence: string | null
+  readonly blank: boolean
+  /** Final pieces of a tail longer than `max`, and where cutting resumes. */
+  readonly cuts: string[]
+  readonly cutFrom: number
+  /** The tail's first line (what says whether it is a fence), and whether it may still grow. */
+  readonly head: LineHead
+  readonly headOpen: boolean
+  /** What the unfinished line from `scanPos` on is, as far as a block boundary cares. */
+  readonly line: LineHead
+  /** `text` from `cutFrom` on: all a later split reads of it. */
+  readonly window: string
+}
+
+/** A line's first characters that are kept: more than FENCE looks at before a `$$` line's rest. */
+const HEAD = 16
+
+/**
+ * A line, as much as the scan needs of it once its start has been cut from the window: its first
+ * HEAD characters, its length, and whether what follows them is only spaces and tabs (a `$$`
+ * line is a fence only then) or only white space (a blank line).
+ */
+interface LineHead {
+  head: string
+  length: number
+  spaces: boolean
+  white: boolean
+}
+
+const NO_LINE: LineHead = { head: '', length: 0, spaces: true, white: true }
+
+function extendLine(line: LineHead, more: string): LineHead {
+  if (more === '') return line
+  const room = HEAD - line.head.length
+  const rest = room > 0 ? more.slice(room) : more
+  return {
+    head: room > 0 ? line.head + more.slice(0, room) : line.head,
+    length: line.length + more.length,
+    spaces: line.spaces && /^[ \t]*$/.test(rest),
+    white: line.white && /^\s*$/.test(rest),
+  }
+}
+
+/** FENCE.exec(the line): past its head, only whether the rest is spaces and tabs matters. */
+const lineFence = (line: LineHead) =>
+  FENCE.exec(line.length > line.head.length && !line.spaces ? `${line.head}x` : line.head)
+/** `line.trim() === ''`. */
+const lineBlank = (line: LineHead) => line.white && line.head.trim() === ''
+/** A line that starts a new block after a blank line (outside a fence): its first character decides. */
+const lineStarts = (line: LineHead) => line.length > 0 && !/^\s/.test(line.head)
+
+function fresh(max: number): BlockSplit {
+  return {
+    text: '',
+    blocks: [],
+    max,
+    done: [],
+    tailStart: 0,
+    scanPos: 0,
+    fence: null,
+    blank: false,
+    cuts: [],
+    cutFrom: 0,
+    head: NO_LINE,
+    headOpen: true,
+    line: NO_LINE,
+    window: '',
+  }
+}
+
+/**
+ * A copy of a piece that does not keep `text` alive. A slice of a long string is a view into it
+ * (V8's sliced strings), and the text it is cut from is the whole reply as it was at that frame:
+ * a streamed reply of 100,000 words kept a few dozen such prefixes, ~20 MiB. The tail's pieces
+ * are copied too: a memoised block keeps the props it first rendered with while its text stays
+ * equal, so the slice it got while it was the tail would keep that frame's reply alive. Prefixing
+ * a character makes a rope; slicing that flattens it into a string of the piece's own length.
+ */
+const own = (piece: string) => (' ' + piece).slice(1)
+
+/**
+ * `splitBlocks(text, max)`, resumed from the split of an earlier prefix of `text` (pass the
+ * previous result; anything else, or a text that does not extend it, splits from scratch).
+ * `appended`: what `text` has past `prev.text`, when the caller knows (state/growth.ts); then
+ * only it is read, not `text`.
+ */
+export function splitBlocksIncremental(
+  prev: BlockSplit | null | undefined,
+  text: string,
+  max = MAX_BLOCK,
+  appended?: string,
+): BlockSplit {
+  if (prev && prev.text === text && prev.max === max) return prev
+  const s = prev && prev.max === max ? prev : fresh(max)
+  if (appended !== undefined && s.text.length + appended.length === text.length)
+    return grow(s, text, appended)
+  if (extendsText(text, s.text)) return grow(s, text, text.slice(s.text.length))
+  return grow(fresh(max), text, text)
+}
+
+/** The split of `text`, which is `s.text + added`. Reads `added` and `s.window`, never `text`. */
+function grow(s: BlockSplit, text: string, added: string): BlockSplit {
+  const { max } = s
+  const before = s.text.length
+  const length = before + added.length
+  // The text from `base` on. Everything the scan reads lies there (see `at`).
+  const base = s.cutFrom
+  const window = s.window + added
+  const at = (from: number, to = length) =>
+    // Never before `base` (a tail with cuts only reads from its cuts on); were it ever, `text`
+    // still has it — read whole, but right.
+    from >= base ? window.slice(from - base, to - base) : text.slice(from, to)
+  const find = (char: string, from: number) => {
+    const i = window.indexOf(char, from - base)
+    return i < 0 ? -1 : i + base
+  }
+  /** Where cutLong cuts a piece that starts at `from`: its last space, else `max` on. */
+  const cutAfter = (from: number) => {
+    const space = window.lastIndexOf(' ', from + max - base) + base
+    return space > from ? space : from + max
+  }
+  /** The pieces of text[from, end) as cutLong would make them from `from` on. */
+  const restFrom = (from: number, end: number): string[] => {
+    const out: string[] = []
+    while (end - from > max) {
+      const cut = cutAfter(from)
+      out.push(own(at(from, cut)))
+      from = cut + 1
+    }
+    out.push(own(at(from, end)))
+    return out
+  }
+  let done = s.done
+  let { tailStart, fence, blank, cuts, cutFrom } = s
+  // The tail's first line grows with the text until it ends. A block is a fence by it (FENCE is
+  // tested on the block, as splitBlocks does: at its start, and a `$$` up to its line's end).
+  let { head, headOpen } = s
+  if (headOpen) {
+    const nl = added.indexOf('\n')
+    head = extendLine(head, nl < 0 ? added : added.slice(0, nl))
+    headOpen = nl < 0
+  }
+  const longTail = (end: number) => end - tailStart > max && !lineFence(head)
+  const finish = (end: number) => {
+    // The tail block ends at `end` (its last newline is dropped, as splitBlocks joins lines).
+    const pieces = cuts.slice()
+    if (longTail(end)) pieces.push(...restFrom(cutFrom, end))
+    else pieces.push(own(at(tailStart, end)))
+    if (done === s.done) done = done.slice()
+    done.push(...pieces)
+  }
+  const boundary = (start: number) => {
+    finish(start - 1)
+    tailStart = start
+    cuts = []
+    cutFrom = start
+    const nl = find('\n', start)
+    head = extendLine(NO_LINE, at(start, nl < 0 ? length : nl))
+    headOpen = nl < 0
+  }
+  // Complete lines since the last scan. The first began before this text was added (what the
+  // scan needs of its start is in `s.line`, and only `added` is read of it); the others lie in
+  // the window.
+  let pos = s.scanPos
+  let line = s.line
+  let unread = before
+  for (let nl = find('\n', before); nl >= 0; nl = find('\n', pos)) {
+    line = extendLine(line, at(unread, nl))
+    if (fence === null && blank && lineStarts(line) && pos > tailStart) boundary(pos)
+    const f = lineFence(line)
+    if (f) {
+      if (fence === null) fence = f[1][0]
+      else if (f[1][0] === fence) fence = null
+    }
+    blank = lineBlank(line) && fence === null
+    pos = unread = nl + 1
+    line = NO_LINE
+  }
+  // The unfinished last line: once it has a first character, whether it starts a block is known.
+  line = extendLine(line, at(unread))
+  if (fence === null && blank && lineStarts(line) && pos > tailStart) {
+    boundary(pos)
+    blank = false // taken: the line must not start a block again when it completes
+  }
+  // The tail: cut at whitespace when long; pieces followed by more than `max` characters are final.
+  let tail: string[]
+  if (longTail(length)) {
+    let fixed = cuts
+    // Final only if the block surely extends past this piece's window (its end may lose a newline).
+    while (length - 1 - cutFrom > max) {
+      const cut = cutAfter(cutFrom)
+      if (fixed === cuts) fixed = cuts.slice()
+      fixed.push(own(at(cutFrom, cut)))
+      cutFrom = cut + 1
+    }
+    cuts = fixed
+    tail = [...cuts, ...restFrom(cutFrom, length)]
+  } else {
+    cuts = []
+    cutFrom = tailStart
+    tail = [own(at(tailStart))]
+  }
+  return {
+    text,
+    blocks: done.concat(tail),
+    max,
+    done,
+    tailStart,
+    scanPos: pos,
+    fence,
+    blank,
+    cuts,
+    cutFrom,
+    head,
+    headOpen,
+    line,
+    // Cut from its start: a copy (a slice would keep all that was read alive, a frame's words).
+    window: cutFrom === base ? window : own(at(cutFrom)),
+  }
+}
