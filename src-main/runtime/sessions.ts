@@ -15,6 +15,7 @@ import { rootSessionRow, type CommandRow } from '../store'
 import { SessionCore, type SessionDeps } from './session'
 import { ContextCache } from './session/model-context'
 import { exportChat, exportChatParts, importChat } from './transfer'
+import { eraser, type Eraser } from './erase'
 import { purgeTrash, TRASH_KEEP_MS } from './trash'
 
 /** What the registry needs besides what every session needs. */
@@ -40,6 +41,8 @@ export class SessionRegistry {
   private readonly infoListeners = new Set<(mutation: SessionInfoMutation) => void>()
   private closed = false
   private readonly deps: SessionDeps
+  /** Removed chats' rows, erased in chunks after the removal (erase.ts). */
+  private readonly eraser: Eraser
   readonly api: Sessions
 
   constructor(private readonly base: RegistryDeps) {
@@ -51,6 +54,7 @@ export class SessionRegistry {
       forget: (id) => this.live.delete(id),
       contexts: new ContextCache(base.store),
     }
+    this.eraser = eraser(base.store, () => this.closed, base.log)
     this.api = this.buildApi()
   }
 
@@ -109,6 +113,8 @@ export class SessionRegistry {
         this.base.log(`Session ${session_id}: recovery failed, will retry at the next start: ${String(err)}`)
       }
     }
+    // Chats removed before a crash (or a failing disk) cut their erasing short.
+    void this.eraser.erase()
   }
 
   async close(): Promise<void> {
@@ -125,7 +131,7 @@ export class SessionRegistry {
     if (store.sessionIdTaken(session_id))
       throw new ArborError(
         'conflict',
-        `The session id ${session_id} is taken (by a live session, one in the Trash, a removed one whose forks still use its history, or a chat being imported). Choose another id.`,
+        `The session id ${session_id} is taken (by a live session, one in the Trash, a removed one not yet erased or whose forks still use its history, or a chat being imported). Choose another id.`,
       )
     const t = Date.now()
     const defaults = this.base.defaults()
@@ -164,6 +170,9 @@ export class SessionRegistry {
     this.live.delete(session_id)
     this.deps.contexts.forget(session_id)
     for (const l of [...this.changeListeners]) l()
+    // Gone for everyone already; answered once its rows are erased too (a chunk at a time: the
+    // app goes on meanwhile).
+    await this.eraser.erase()
     return { removed: true }
   }
 
@@ -237,7 +246,10 @@ export class SessionRegistry {
   purgeTrash(): number {
     if (this.closed) return 0
     const removed = purgeTrash(this.base.store, this.base.now(), this.base.log)
-    if (removed > 0) for (const l of [...this.changeListeners]) l()
+    if (removed > 0) {
+      for (const l of [...this.changeListeners]) l()
+      void this.eraser.erase()
+    }
     return removed
   }
 
@@ -250,7 +262,7 @@ export class SessionRegistry {
     }))
   }
 
-  private emptyTrash(): { removed: number } {
+  private async emptyTrash(): Promise<{ removed: number }> {
     this.ensureOpen()
     const { store } = this.base
     let removed = 0
@@ -260,6 +272,7 @@ export class SessionRegistry {
       removed++
     }
     if (removed > 0) for (const l of [...this.changeListeners]) l()
+    await this.eraser.erase()
     return { removed }
   }
 

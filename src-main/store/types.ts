@@ -207,8 +207,20 @@ export interface SessionStore {
   /** Sessions with unfinished turns or queued commands: what recovery must look at. */
   recoverableSessions(): string[]
   updateSession(session_id: string, patch: Partial<Omit<SessionRow, 'session_id'>>): void
-  /** Deletes the session's rows, or keeps a tombstone while forks still inherit them. */
+  /**
+   * Removes a session in one small transaction: from then on nothing shows it (lists, get,
+   * search). Its rows stay, hidden, while forks inherit them, and until `eraseRemoved` has
+   * erased them: a chat of 100,000 messages deleted in one transaction held the event loop for
+   * two seconds.
+   */
   removeSession(session_id: string): void
+  /**
+   * Erases up to `max` messages of a removed session no fork reads from, in one transaction,
+   * stopping early once `budget_ms` have passed; when it has none left, the rest of it (its
+   * snapshots, turns, row). Answers how many rows it erased: 0 when nothing is left to erase.
+   * Idempotent, so a crash in the middle leaves nothing a later call does not finish.
+   */
+  eraseRemoved(max: number, budget_ms?: number): number
   findFork(parent_session_id: string, operation_id: string): SessionRow | undefined
   /** Creates the child and its first snapshot (reason 'fork') in one transaction. */
   forkSession(req: ForkRequest): SessionRow

@@ -17,6 +17,7 @@ const WRITES = new Set<keyof Store>([
   'createSession',
   'updateSession',
   'removeSession',
+  'eraseRemoved',
   'forkSession',
   'insertMessage',
   'updateMessage',

@@ -5,6 +5,7 @@ import { openRuntime } from '../../src-main/runtime'
 import { TRASH_KEEP_MS } from '../../src-main/runtime/trash'
 import {
   allMessages,
+  eventually,
   failOnListenerError,
   refusal,
   sqliteRuntime,
@@ -81,7 +82,8 @@ describe('Trash', () => {
     expect(rt.purgeTrash()).toBe(1)
     expect((await rt.sessions.trashed()).map((x) => x.title)).toEqual(['B'])
     expect((await refusal(() => rt.sessions.restore(a.session_id))).message).toContain('deleted for good')
-    expect(rt.store.sessionIdTaken(a.session_id)).toBe(false)
+    // Its rows are erased right after, a chunk at a time.
+    await eventually(() => !rt.store.sessionIdTaken(a.session_id), 'A to be erased')
     expect(rt.store.getMessage('msg_a_0')).toBeUndefined()
     await rt.close()
 
@@ -89,7 +91,7 @@ describe('Trash', () => {
     time.t += 10 * DAY
     const again = sqliteRuntime({ dataDir, now: time.now })
     expect(await again.sessions.trashed()).toEqual([])
-    expect(again.store.sessionIdTaken(b.session_id)).toBe(false)
+    await eventually(() => !again.store.sessionIdTaken(b.session_id), 'B to be erased')
   })
 
   it('keeps the history of a fork whose parent is trashed, restored or deleted for good', async () => {
@@ -132,7 +134,36 @@ describe('Trash', () => {
     expect(rt.store.getMessage('msg_X_0')).toBeUndefined()
   })
 
-  it('a purge that fails half-way through a chat leaves that chat whole in the Trash; the next start finishes', async () => {
+  it('a purge whose write fails leaves the chat whole in the Trash; the next purge takes it', async () => {
+    const time = clock()
+    const dataDir = tempDir()
+    const logs: string[] = []
+    const rt = sqliteRuntime({ dataDir, now: time.now, log: (m) => logs.push(m) })
+    const s = await rt.sessions.create({ title: 'Doomed' })
+    writeMessages(rt, s.session_id, 5, 'd', (i) => `doomed ${i}`)
+    await rt.sessions.trash(s.session_id)
+
+    // The disk fails at the purge's one write (the chat marked removed).
+    const side = new Database(join(dataDir, 'arbor.db'))
+    side.exec(`CREATE TRIGGER fail_purge BEFORE UPDATE OF removed ON sessions
+      BEGIN SELECT RAISE(ABORT, 'disk I/O error (simulated)'); END`)
+    time.t += TRASH_KEEP_MS
+    expect(rt.purgeTrash()).toBe(0)
+    expect(logs.join('\n')).toContain('tried again later')
+    // Nothing of it was lost: it is still in the Trash, restorable, with all its messages.
+    expect((await rt.sessions.trashed()).map((x) => x.message_count)).toEqual([5])
+    expect(rt.store.getMessage('msg_d_4')).toBeDefined()
+
+    side.exec('DROP TRIGGER fail_purge')
+    side.close()
+    expect(rt.purgeTrash()).toBe(1)
+    expect(await rt.sessions.trashed()).toEqual([])
+    await eventually(() => !rt.store.sessionIdTaken(s.session_id), 'the chat to be erased')
+    expect(rt.store.getMessage('msg_d_0')).toBeUndefined()
+    await rt.close()
+  })
+
+  it('erasing a deleted chat that fails half-way is finished at the next start; the chat stays gone', async () => {
     const time = clock()
     const dataDir = tempDir()
     const logs: string[] = []
@@ -142,30 +173,33 @@ describe('Trash', () => {
     await await (await rt.sessions.get(s.session_id)).snapshot()
     await rt.sessions.trash(s.session_id)
 
-    // The disk fails at the purge's last statement (the session row), after its messages,
-    // snapshots and search entries were deleted in the same transaction.
+    // The disk fails at erasing's last statement (the session row), after its messages were
+    // erased and in the transaction that erases its snapshots.
     const side = new Database(join(dataDir, 'arbor.db'))
-    side.exec(`CREATE TRIGGER fail_purge BEFORE DELETE ON sessions
+    side.exec(`CREATE TRIGGER fail_erase BEFORE DELETE ON sessions
       BEGIN SELECT RAISE(ABORT, 'disk I/O error (simulated)'); END`)
-    time.t += TRASH_KEEP_MS
-    expect(rt.purgeTrash()).toBe(0)
-    expect(logs.join('\n')).toContain('tried again later')
-    // Nothing of it was lost: it is still in the Trash, restorable, with all its messages.
-    expect((await rt.sessions.trashed()).map((x) => x.message_count)).toEqual([5])
-    expect(rt.store.getMessage('msg_d_4')).toBeDefined()
-    expect(
-      side.prepare('SELECT COUNT(*) FROM snapshots WHERE session_id = ?').pluck().get(s.session_id),
-    ).toBe(1)
+    const count = (table: string) =>
+      side.prepare(`SELECT COUNT(*) FROM ${table} WHERE session_id = ?`).pluck().get(s.session_id)
+    expect(await rt.sessions.empty_trash()).toEqual({ removed: 1 })
+    expect(logs.join('\n')).toMatch(/Erasing a deleted chat failed; it is tried again later: .*disk I\/O/)
+    // Deleted for good as far as anyone can see; what is left of it is hidden, and kept whole
+    // where the failed transaction would have changed it.
+    expect(await rt.sessions.trashed()).toEqual([])
+    expect((await refusal(() => rt.sessions.restore(s.session_id))).code).toBe('not_found')
+    expect(await rt.sessions.search('doomed')).toEqual([])
+    expect(count('messages')).toBe(0)
+    expect(count('snapshots')).toBe(1)
     await rt.close()
 
-    side.exec('DROP TRIGGER fail_purge')
-    side.close()
+    side.exec('DROP TRIGGER fail_erase')
     const again = openRuntime({ dataDir, now: time.now, log: () => {}, onListenerError: failOnListenerError })
     try {
+      await eventually(() => !again.store.sessionIdTaken(s.session_id), 'the chat to be erased')
+      expect(count('snapshots')).toBe(0)
       expect(await again.sessions.trashed()).toEqual([])
-      expect(again.store.getMessage('msg_d_0')).toBeUndefined()
     } finally {
       await again.close()
+      side.close()
     }
   })
 })

@@ -2,7 +2,7 @@ import { ArborError } from '../../../src-shared/errors'
 import type { ImportStore } from '../types'
 import { BUSY_TIMEOUT_MS, inTransaction, type Db } from './db'
 import { INSERT_MESSAGE, json, messageParams } from './rows'
-import { ftsIndex, ftsMerging } from './search'
+import { ERASE_MERGE_PAGES, ftsIndex, ftsMerging } from './search'
 
 /**
  * The imports table (migration 6) and the messages of imports in progress. A chunk's rows are
@@ -88,11 +88,17 @@ export function sqliteImports(db: Db): ImportStore {
           // Never the rows of a session that exists: they are not (or no longer) the import's.
           if (stmts.sessionExists.get(session_id)) continue
           for (const id of stmts.someIds.all(session_id, max - deleted) as number[]) {
+            // Bounded merging, as while erasing a removed chat (sessions.ts): FTS5's own, among
+            // the deleted rows' tombstones, merged whole segments in some commits.
+            if (deleted === 0) merging.bounded()
             fts.remove(id)
             stmts.deleteRow.run(id)
             deleted++
           }
-          if (deleted >= max) return deleted
+          if (deleted >= max) {
+            merging.step(ERASE_MERGE_PAGES)
+            return deleted
+          }
         }
         stmts.end.run(import_id)
         merging.auto()

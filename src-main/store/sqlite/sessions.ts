@@ -3,7 +3,7 @@ import { inTransaction, type Db, type Row } from './db'
 import type { Lineage } from './lineage'
 import { sessionParams, toListRow, toSession } from './rows'
 import type { Queues } from './queues'
-import { ftsIndex } from './search'
+import { ERASE_MERGE_PAGES, ftsIndex, ftsMerging } from './search'
 import type { SessionRows } from './session-rows'
 
 /** The sessions table, removal with tombstones, and forks (a row plus a first snapshot). */
@@ -16,6 +16,7 @@ export function sqliteSessions(
 ): SessionStore {
   const p = (sql: string) => db.prepare(sql)
   const fts = ftsIndex(db)
+  const merging = ftsMerging(db)
   const stmts = {
     insertSession:
       p(`INSERT INTO sessions (session_id, title, created_at, updated_at, archived, removed, paused, model,
@@ -49,8 +50,13 @@ export function sqliteSessions(
     findFork: p(
       'SELECT * FROM sessions WHERE parent_session_id = ? AND fork_operation_id = ? AND removed = 0 AND trashed_at IS NULL',
     ),
-    hasChildren: p('SELECT 1 FROM sessions WHERE parent_session_id = ? LIMIT 1').pluck(),
-    deleteSessionMessages: p('DELETE FROM messages WHERE session_id = ?'),
+    // Hidden at once (removed = 1); its rows stay while forks read from them, and until erased.
+    tombstone: p('UPDATE sessions SET removed = 1, updated_at = ? WHERE session_id = ?'),
+    // A removed session no fork reads from (a removed fork not yet erased still does).
+    erasable: p(`SELECT session_id FROM sessions s WHERE removed = 1
+        AND NOT EXISTS (SELECT 1 FROM sessions c WHERE c.parent_session_id = s.session_id) LIMIT 1`).pluck(),
+    someMessages: p('SELECT id FROM messages WHERE session_id = ? LIMIT ?').pluck(),
+    deleteMessage: p('DELETE FROM messages WHERE id = ?'),
     reservedByImport: p(
       'SELECT 1 FROM imports, json_each(imports.session_ids) WHERE json_each.value = ? LIMIT 1',
     ).pluck(),
@@ -153,37 +159,48 @@ export function sqliteSessions(
       inTransaction(db, () => {
         queues.forget(session_id)
         db.prepare("DELETE FROM commands WHERE session_id = ? AND status = 'queued'").run(session_id)
-        if (stmts.hasChildren.get(session_id)) {
-          // Forks read their inherited history from these rows: keep them, hide the session.
-          db.prepare('UPDATE sessions SET removed = 1, updated_at = ? WHERE session_id = ?').run(
-            Date.now(),
-            session_id,
-          )
-          return
+        stmts.tombstone.run(Date.now(), session_id)
+      })
+      rows.clear()
+      lineage.clear()
+    },
+
+    eraseRemoved(max, budget_ms = Infinity) {
+      const started = performance.now()
+      return inTransaction(db, () => {
+        const session_id = stmts.erasable.get() as string | undefined
+        if (session_id === undefined) {
+          // Done: FTS5's own merging again (nothing is written when it already is).
+          merging.auto()
+          return 0
         }
-        const ids = db
-          .prepare('SELECT id FROM messages WHERE session_id = ?')
-          .pluck()
-          .all(session_id) as number[]
-        for (const id of ids) fts.remove(id)
-        stmts.deleteSessionMessages.run(session_id)
+        // As for an import: FTS5 merges only a bounded step a chunk while rows are erased. Left
+        // to itself, the deleted rows' tombstones made it merge whole segments in some of the
+        // chunks' commits: 0.1–1 s each, with the event loop stopped, at 114,000 messages.
+        merging.bounded()
+        let erased = 0
+        for (const id of stmts.someMessages.all(session_id, max) as number[]) {
+          fts.remove(id)
+          stmts.deleteMessage.run(id)
+          // Out of time: the rest in the next chunk.
+          if (++erased % 25 === 0 && performance.now() - started > budget_ms) break
+        }
+        if (erased > 0) {
+          merging.step(ERASE_MERGE_PAGES)
+          return erased
+        }
+        // Its messages are gone: the rest of it, in this transaction.
         for (const table of ['snapshots', 'commands', 'turns', 'interactions'])
           db.prepare(`DELETE FROM ${table} WHERE session_id = ?`).run(session_id)
-        const parent = lineage.sessionRow(session_id)
         // States are shared by content; drop the ones no snapshot names any more.
         db.prepare(
           'DELETE FROM snapshot_states WHERE state_hash NOT IN (SELECT state_hash FROM snapshots)',
         ).run()
+        // A removed parent whose last fork this was is erasable from now on (the next chunk).
         db.prepare('DELETE FROM sessions WHERE session_id = ?').run(session_id)
-        // A tombstoned parent with no children left can go too.
-        const parentId = parent?.parent_session_id as string | null
-        if (parentId) {
-          const p = lineage.sessionRow(parentId)
-          if (p && p.removed === 1 && !stmts.hasChildren.get(parentId)) sessions.removeSession(parentId)
-        }
+        lineage.clear()
+        return 1
       })
-      rows.clear()
-      lineage.clear()
     },
 
     findFork(parent_session_id, operation_id) {

@@ -1,0 +1,172 @@
+import Database from 'better-sqlite3'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { openRuntime } from '../../src-main/runtime'
+import { ERASE_CHUNK } from '../../src-main/runtime/erase'
+import type { Store } from '../../src-main/store'
+import {
+  allMessages,
+  eventually,
+  failOnListenerError,
+  messageHits,
+  refusal,
+  sqliteRuntime,
+  tempDir,
+  writeMessages,
+} from './helpers'
+
+/** Rows of a session left anywhere in the database, read over a connection of its own. */
+function leftOf(dataDir: string, session_id: string): Record<string, number> {
+  const db = new Database(join(dataDir, 'arbor.db'), { readonly: true })
+  try {
+    const count = (table: string) =>
+      db.prepare(`SELECT COUNT(*) FROM ${table} WHERE session_id = ?`).pluck().get(session_id) as number
+    return Object.fromEntries(
+      ['sessions', 'messages', 'snapshots', 'turns', 'commands'].map((t) => [t, count(t)]),
+    )
+  } finally {
+    db.close()
+  }
+}
+
+const NONE = { sessions: 0, messages: 0, snapshots: 0, turns: 0, commands: 0 }
+
+describe('erasing a removed chat', () => {
+  it('is gone at once, and its rows are erased a chunk at a time with the event loop free between', async () => {
+    const erasing = { calls: 0 }
+    const rt = sqliteRuntime({ wrapStore: (raw) => counting(raw, 'eraseRemoved', erasing) })
+    const big = await rt.sessions.create({ title: 'Big' })
+    const n = ERASE_CHUNK * 2 + 500
+    writeMessages(rt, big.session_id, n, 'big', (i) => `walrus number ${i}`)
+    await (
+      await big.prompt({ query: 'one real turn' })
+    ).finished
+    const other = await rt.sessions.create({ title: 'Other' })
+    writeMessages(rt, other.session_id, 3, 'o', (i) => `walrus kept ${i}`)
+
+    // What the app can see the moment the removal is announced, before its rows are erased.
+    let seen: { listed: boolean; hits: number; taken: boolean } | null = null
+    rt.onSessionsChanged(() => {
+      seen ??= { listed: false, hits: -1, taken: rt.store.sessionIdTaken(big.session_id) }
+      void rt.sessions.list().then((l) => (seen!.listed = l.some((i) => i.session_id === big.session_id)))
+      void messageHits(rt, 'walrus', { limit: 50 }).then((h) => (seen!.hits = h.length))
+    })
+    // Timers run while it is erased: each chunk is a turn of the event loop of its own.
+    let ticks = 0
+    const ticker = setInterval(() => ticks++, 0)
+    erasing.calls = 0
+    try {
+      await rt.sessions.remove(big.session_id)
+    } finally {
+      clearInterval(ticker)
+    }
+    expect(seen).toEqual({ listed: false, hits: 3, taken: true })
+    expect(erasing.calls).toBeGreaterThanOrEqual(4)
+    expect(ticks).toBeGreaterThanOrEqual(erasing.calls - 2)
+
+    expect(leftOf(rt.dataDir, big.session_id)).toEqual(NONE)
+    expect(rt.store.sessionIdTaken(big.session_id)).toBe(false)
+    expect(rt.store.getMessage('msg_big_0')).toBeUndefined()
+    expect((await messageHits(rt, 'walrus', { limit: 50 })).map((h) => h.session_id)).toEqual(
+      Array(3).fill(other.session_id),
+    )
+    expect(await allMessages(other)).toHaveLength(3)
+    // Its id is free again.
+    await rt.sessions.create({ session_id: big.session_id })
+  })
+
+  it('keeps a removed parent while a fork reads from it, and erases both once the fork goes', async () => {
+    const rt = sqliteRuntime()
+    const parent = await rt.sessions.create({ title: 'Parent' })
+    writeMessages(rt, parent.session_id, 3000, 'p', (i) => `inherited ${i}`)
+    const child = await parent.fork({})
+    const before = await allMessages(child)
+    await rt.sessions.remove(parent.session_id)
+    expect(leftOf(rt.dataDir, parent.session_id).messages).toBe(3000)
+    expect(await allMessages(child)).toEqual(before)
+    expect((await refusal(() => rt.sessions.get(parent.session_id))).code).toBe('not_found')
+
+    await rt.sessions.remove(child.session_id)
+    expect(leftOf(rt.dataDir, child.session_id)).toEqual(NONE)
+    expect(leftOf(rt.dataDir, parent.session_id)).toEqual(NONE)
+  })
+
+  it('loses nothing and leaves nothing behind with the power lost at any of its writes', async () => {
+    let completed = false
+    for (let crashAt = 1; crashAt < 200 && !completed; crashAt++) {
+      const dataDir = tempDir()
+      const setup = openRuntime({ dataDir, log: () => {}, onListenerError: failOnListenerError })
+      const parent = await setup.sessions.create({ session_id: 'parent' })
+      writeMessages(setup, 'parent', ERASE_CHUNK + 700, 'p', (i) => `inherited ${i}`)
+      const child = await parent.fork({ operation_id: 'fork' })
+      writeMessages(setup, child.session_id, 10, 'c', (i) => `own ${i}`)
+      const keep = await setup.sessions.create({ session_id: 'keep' })
+      writeMessages(setup, 'keep', 5, 'k', (i) => `kept ${i}`)
+      const childHistory = await allMessages(child)
+      const keepHistory = await allMessages(keep)
+      await setup.close()
+
+      // From here, write number `crashAt` and every one after it fail (a transaction that fails
+      // is rolled back whole: a crash inside one is the same as one before it).
+      const state = { writes: 0, crashed: false, parentRemoved: false }
+      const rt = openRuntime({
+        dataDir,
+        log: () => {},
+        onListenerError: failOnListenerError,
+        wrapStore: (raw) =>
+          new Proxy(raw, {
+            get(target, prop, receiver) {
+              const value = Reflect.get(target, prop, receiver) as unknown
+              if (typeof value !== 'function') return value
+              if (prop !== 'removeSession' && prop !== 'eraseRemoved') return value.bind(target)
+              return (...args: unknown[]) => {
+                if (++state.writes >= crashAt) state.crashed = true
+                if (state.crashed) throw new Error('power loss (simulated)')
+                const out = (value as (...a: unknown[]) => unknown).apply(target, args)
+                if (prop === 'removeSession' && args[0] === 'parent') state.parentRemoved = true
+                return out
+              }
+            },
+          }) as Store,
+      })
+      await rt.sessions.remove('parent').catch(() => undefined)
+      await rt.sessions.remove(child.session_id).catch(() => undefined)
+      if (!state.crashed) completed = true
+      await rt.close()
+
+      const where = `power lost at write ${crashAt}`
+      const again = openRuntime({ dataDir, log: () => {}, onListenerError: failOnListenerError })
+      try {
+        const listed = (await again.sessions.list()).map((i) => i.session_id).sort()
+        // The parent went first: whenever the fork is still listed, so is all of its history.
+        if (listed.includes(child.session_id))
+          expect(await allMessages(await again.sessions.get(child.session_id)), where).toEqual(childHistory)
+        else
+          await eventually(
+            () => !again.store.sessionIdTaken('parent') && !again.store.sessionIdTaken(child.session_id),
+            `${where}: both erased after the restart`,
+          )
+        expect(listed.includes('parent'), where).toBe(!state.parentRemoved)
+        expect(await allMessages(await again.sessions.get('keep')), where).toEqual(keepHistory)
+      } finally {
+        await again.close()
+      }
+    }
+    expect(completed).toBe(true)
+  })
+})
+
+/** The store, counting the calls of one of its methods in `counter`. */
+function counting(raw: Store, method: keyof Store, counter: { calls: number }): Store {
+  return new Proxy(raw, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver) as unknown
+      if (typeof value !== 'function') return value
+      if (prop !== method) return value.bind(target)
+      return (...args: unknown[]) => {
+        counter.calls++
+        return (value as (...a: unknown[]) => unknown).apply(target, args)
+      }
+    },
+  })
+}
