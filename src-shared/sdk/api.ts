@@ -125,6 +125,11 @@ export interface Sessions {
   archive(session_id: string, opts?: { archived?: boolean }): Promise<SessionInfo>
   archived(): Promise<SessionInfo[]>
   clean_archive(): Promise<{ removed: number }>
+  /**
+   * Removes a session for good (its running turn stopped first): it leaves every list and search
+   * at once; answered once its messages are erased too (a long chat's take a second or two, the
+   * app going on meanwhile). A session forks still read from is kept, hidden, until they go.
+   */
   remove(session_id: string): Promise<{ removed: true }>
   clear_messages(session_id: string): Promise<SessionInfo>
   /** Arbor */
@@ -140,7 +145,7 @@ export interface Sessions {
   trashed(): Promise<TrashedSessionInfo[]>
   /** Arbor: takes a chat out of the Trash, as it was. */
   restore(session_id: string): Promise<SessionInfo>
-  /** Arbor: deletes every chat in the Trash for good. */
+  /** Arbor: deletes every chat in the Trash for good (answered at once; their messages are erased just after). */
   empty_trash(): Promise<{ removed: number }>
   /** Arbor: the chat as Markdown (to read) or as JSON with its forks (to import back). */
   export(session_id: string, opts: { format: ExportFormat }): Promise<ChatExportResult>

@@ -131,6 +131,7 @@ describe('Trash', () => {
     expect(await rt.sessions.empty_trash()).toEqual({ removed: 2 })
     expect(await rt.sessions.trashed()).toEqual([])
     expect((await rt.sessions.list()).map((x) => x.session_id)).toEqual([keep.session_id])
+    await eventually(() => rt.store.getMessage('msg_Y_1') === undefined, 'the chats to be erased')
     expect(rt.store.getMessage('msg_X_0')).toBeUndefined()
   })
 
@@ -181,6 +182,7 @@ describe('Trash', () => {
     const count = (table: string) =>
       side.prepare(`SELECT COUNT(*) FROM ${table} WHERE session_id = ?`).pluck().get(s.session_id)
     expect(await rt.sessions.empty_trash()).toEqual({ removed: 1 })
+    await eventually(() => logs.some((l) => l.includes('Erasing')), 'erasing to fail')
     expect(logs.join('\n')).toMatch(/Erasing a deleted chat failed; it is tried again later: .*disk I\/O/)
     // Deleted for good as far as anyone can see; what is left of it is hidden, and kept whole
     // where the failed transaction would have changed it.
