@@ -11,6 +11,7 @@
 import { newId } from '../../src-shared/ids'
 import type { MessagePart, SessionMessage } from '../../src-shared/types'
 import { openRuntime, type Runtime } from '../runtime'
+import type { SnapshotState } from '../store'
 
 /** What one chat's messages hold. */
 export type SeedContent =
@@ -107,19 +108,46 @@ function textFor(content: SeedContent, i: number): string {
   return content === 'rich' ? rich : plainLike(rich)
 }
 
-/** Inserts `count` messages into a session, CHUNK per transaction. */
+/**
+ * Inserts `count` messages into a session, CHUNK per transaction, and a checkpoint after each
+ * reply, as a real turn leaves one (a snapshot naming the session's state): about one snapshot
+ * per two messages, so a database of a million messages has half a million of them.
+ */
 export function fillSession(
   rt: Runtime,
   session_id: string,
   count: number,
   content: SeedContent = 'short',
 ): void {
+  const row = rt.store.getSession(session_id)
+  if (!row) throw new Error(`no session ${session_id} to fill`)
+  const state: SnapshotState = {
+    title: row.title,
+    model: row.model,
+    security: row.security,
+    env: row.env,
+    plugins: row.plugins,
+    context_from_seq: row.context_from_seq,
+    visible_from_seq: row.visible_from_seq,
+  }
+  let head = rt.store.get_session_head(session_id)?.snapshot_id ?? null
   for (let start = 0; start < count; start += CHUNK) {
     rt.store.transaction(() => {
       for (let i = start; i < Math.min(count, start + CHUNK); i++) {
         // A single-message chat is the assistant's reply, after its question.
         const many = content === 'short' || content === 'prose'
-        rt.store.insertMessage(seedMessage(session_id, many ? i : 1, textFor(content, many ? i : 1)))
+        const m = rt.store.insertMessage(
+          seedMessage(session_id, many ? i : 1, textFor(content, many ? i : 1)),
+        )
+        if (m.role !== 'assistant') continue
+        head = rt.store.commit_session_snapshot({
+          session_id,
+          expected_snapshot_id: head,
+          head_seq: m.seq,
+          reason: 'step',
+          step: 0,
+          state,
+        }).snapshot_id
       }
     })
   }

@@ -3,8 +3,8 @@
  * window and stream of the app waits that long), against what doing the same in one go holds it
  * for with raw better-sqlite3 — one SELECT and JSON.stringify; JSON.parse of the file and one
  * transaction writing its rows and their words in the full-text index (as Arbor imported until
- * it wrote a chunk at a time); and removing the imported copy against deleting its rows in one
- * transaction (as Arbor removed a chat until it erased one a chunk at a time).
+ * it wrote a chunk at a time); and removing a chat of the same length against deleting its rows
+ * in one transaction (as Arbor removed a chat until it erased one a chunk at a time).
  */
 import Database from 'better-sqlite3'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -17,7 +17,8 @@ import { spawn } from 'node:child_process'
 import { connectArbor } from '../../src-shared/sdk'
 import type { SessionInfo } from '../../src-shared/types'
 import { TRANSFER_PART_CHARS } from '../../src-shared/limits'
-import { openRuntime } from '../runtime'
+import { openRuntime, type Runtime } from '../runtime'
+import { fillSession } from './seed'
 import { host } from './host'
 import { compare } from './stats'
 
@@ -156,35 +157,48 @@ export async function transferAtScale(dir: string, big: string): Promise<void> {
       console.log(
         `(the export's live heap at most, sampled every 100 ms: ${(heap / 1e6).toFixed(0)} MB over what was live before, for the ${mb} file it returns in parts — ${(heap / 1e6 / (file.length / 1e6)).toFixed(2)}× the file)`,
       )
-    // Removing the copy (the Trash emptied, a chat deleted), against a second copy deleted as
-    // Arbor removed a chat until it erased one a chunk at a time: in one transaction.
-    const second = (await rt.sessions.import({ data: file })).sessions[0]!
-    const removed = await held(() => rt.sessions.remove(copy.session_id))
-    compare(
-      `longest event-loop stall removing the imported chat (${label})`,
-      removed.longest,
-      deleteInOneGo(dir, second.session_id),
-      'its rows deleted in one raw transaction',
-      { max: 50 },
-      `gone from every list in its first write; its rows erased meanwhile, ${(removed.took / 1000).toFixed(1)} s in all`,
-    )
+    // The copy goes, forks first (the file holds the chat's forks too, which the fork figure
+    // makes; a chat is kept, hidden, while forks read from it).
+    for (const s of [...imported.out.sessions].reverse()) await rt.sessions.remove(s.session_id)
+    await removal(rt, dir, info.message_count)
   } finally {
     await rt.close()
   }
 }
 
-/** A session's messages, their words and its row deleted in one transaction, with raw better-sqlite3. */
-function deleteInOneGo(dir: string, session_id: string): number {
+/**
+ * Removing a chat (the Trash emptied, a chat deleted) of `count` messages with a checkpoint per
+ * reply, as turns leave them, against its twin deleted as Arbor removed a chat until it erased
+ * one a chunk at a time: in one transaction.
+ */
+async function removal(rt: Runtime, dir: string, count: number): Promise<void> {
+  const [doomed, twin] = [await rt.sessions.create(), await rt.sessions.create()]
+  for (const s of [doomed, twin]) fillSession(rt, s.session_id, count, 'prose')
+  const removed = await held(() => rt.sessions.remove(doomed.session_id))
+  compare(
+    `longest event-loop stall removing a chat of ${count.toLocaleString('en')} messages (and ${Math.floor(count / 2).toLocaleString('en')} checkpoints)`,
+    removed.longest,
+    deleteInOneGo(dir, [twin.session_id]),
+    'its rows deleted in one raw transaction',
+    { max: 50 },
+    `gone from every list in its first write; its rows erased meanwhile, ${(removed.took / 1000).toFixed(1)} s in all`,
+  )
+}
+
+/** Sessions' messages, their words, snapshots and rows deleted in one transaction, with raw better-sqlite3. */
+function deleteInOneGo(dir: string, session_ids: string[]): number {
   const db = new Database(join(dir, 'arbor.db'))
   try {
     const t0 = performance.now()
     const remove = db.prepare('DELETE FROM messages_fts WHERE rowid = ?')
     db.transaction(() => {
-      const ids = db.prepare('SELECT id FROM messages WHERE session_id = ?').pluck().all(session_id)
-      for (const id of ids) remove.run(id)
-      db.prepare('DELETE FROM messages WHERE session_id = ?').run(session_id)
-      for (const table of ['snapshots', 'commands', 'turns', 'interactions', 'sessions'])
-        db.prepare(`DELETE FROM ${table} WHERE session_id = ?`).run(session_id)
+      for (const session_id of session_ids) {
+        const ids = db.prepare('SELECT id FROM messages WHERE session_id = ?').pluck().all(session_id)
+        for (const id of ids) remove.run(id)
+        db.prepare('DELETE FROM messages WHERE session_id = ?').run(session_id)
+        for (const table of ['snapshots', 'commands', 'turns', 'interactions', 'sessions'])
+          db.prepare(`DELETE FROM ${table} WHERE session_id = ?`).run(session_id)
+      }
     })()
     return performance.now() - t0
   } finally {

@@ -1,17 +1,26 @@
 import type { Store } from '../store'
-import { breathe } from './transfer/breathe'
 
-/** Messages one transaction of erasing deletes at most. */
+/** Rows one transaction of erasing deletes at most. */
 export const ERASE_CHUNK = 2000
 /**
- * And the time it may take: deleting a message and its words is ~20 µs at a million messages,
- * so a chunk stops well before ERASE_CHUNK, and the commit that follows stays short too.
+ * And the time its deletes may take: a message and its words take ~8 µs here, so a chunk of
+ * messages stops at ~1,200 of them; a bounded merge of the index and the commit follow (a
+ * chunk held the event loop 13–40 ms in all, `npm run bench -- --only=transfer`).
  */
 export const ERASE_BUDGET_MS = 10
 
+/**
+ * The pause between two chunks. Back to back (one event-loop turn apart) they left the checkpoint
+ * thread no moment to restart the write-ahead log they grow by ~20,000 pages a second, so it
+ * reached the store's backstop and one chunk's commit copied it back on the event loop (82 ms).
+ */
+export const ERASE_PAUSE_MS = 5
+
+const pause = () => new Promise<void>((resolve) => setTimeout(resolve, ERASE_PAUSE_MS))
+
 export interface Eraser {
   /**
-   * Erases every removed session no fork reads from, a chunk per event-loop turn; resolves
+   * Erases every removed session no fork reads from, a chunk at a time; resolves
    * when none is left (or erasing failed: logged, and tried again at the next call or start).
    */
   erase(): Promise<void>
@@ -32,7 +41,7 @@ export function eraser(store: Store, stopped: () => boolean, log: (message: stri
     try {
       while (again && !stopped()) {
         again = false
-        while (!stopped() && store.eraseRemoved(ERASE_CHUNK, ERASE_BUDGET_MS) > 0) await breathe()
+        while (!stopped() && store.eraseRemoved(ERASE_CHUNK, ERASE_BUDGET_MS) > 0) await pause()
       }
     } catch (err) {
       if (!stopped()) log(`Erasing a deleted chat failed; it is tried again later: ${String(err)}`)

@@ -186,4 +186,13 @@ export const migrations: Array<{ version: number; name: string; sql: string }> =
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 7,
+    name: 'snapshots found by their state',
+    sql: `
+      -- Erasing a removed chat drops the states none of the other snapshots names: looked up by
+      -- hash here. Without it every chat erased scanned every snapshot (220 ms at 500,000).
+      CREATE INDEX snapshots_state ON snapshots(state_hash);
+    `,
+  },
 ]

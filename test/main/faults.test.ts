@@ -587,12 +587,20 @@ describe('a damaged database', () => {
     const dir = tempDir()
     const backup = await withHistory(dir)
     expect(backup).toMatchObject({ reason: 'manual' })
-    // Random bytes over a used page, as a failing disk would leave them.
+    // Random bytes over used pages, as a failing disk would leave them: pages of the tables, not
+    // of the schema (with that damaged, the open fails before any check can run).
     const file = join(dir, 'arbor.db')
     const pages = statSync(file).size / 4096
     expect(pages).toBeGreaterThan(8)
+    const look = new Database(file, { readonly: true })
+    const used = look
+      .prepare("SELECT pageno FROM dbstat WHERE name != 'sqlite_schema' ORDER BY pageno")
+      .pluck()
+      .all() as number[]
+    look.close()
     const fd = openSync(file, 'r+')
-    for (const page of [1, Math.floor(pages / 2)]) writeSync(fd, randomBytes(4096), 0, 4096, 4096 * page)
+    for (const pageno of [used[1]!, used[Math.floor(used.length / 2)]!])
+      writeSync(fd, randomBytes(4096), 0, 4096, 4096 * (pageno - 1))
     closeSync(fd)
     const damaged = readFileSync(file)
     const err = await refusal(() => openRuntime({ dataDir: dir, log: () => {} }))

@@ -210,6 +210,7 @@ describe('titles and emoji', () => {
       DROP INDEX sessions_trashed;
       ALTER TABLE sessions DROP COLUMN trashed_at;
       DROP TABLE imports;
+      DROP INDEX snapshots_state;
       PRAGMA user_version = 2;`)
     db.close()
     const rt = openRuntime({ dataDir: dir, log: () => {} })

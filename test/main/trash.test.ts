@@ -174,8 +174,8 @@ describe('Trash', () => {
     await await (await rt.sessions.get(s.session_id)).snapshot()
     await rt.sessions.trash(s.session_id)
 
-    // The disk fails at erasing's last statement (the session row), after its messages were
-    // erased and in the transaction that erases its snapshots.
+    // The disk fails at erasing's last statement (the session row), after its messages and
+    // snapshots were erased.
     const side = new Database(join(dataDir, 'arbor.db'))
     side.exec(`CREATE TRIGGER fail_erase BEFORE DELETE ON sessions
       BEGIN SELECT RAISE(ABORT, 'disk I/O error (simulated)'); END`)
@@ -184,20 +184,21 @@ describe('Trash', () => {
     expect(await rt.sessions.empty_trash()).toEqual({ removed: 1 })
     await eventually(() => logs.some((l) => l.includes('Erasing')), 'erasing to fail')
     expect(logs.join('\n')).toMatch(/Erasing a deleted chat failed; it is tried again later: .*disk I\/O/)
-    // Deleted for good as far as anyone can see; what is left of it is hidden, and kept whole
-    // where the failed transaction would have changed it.
+    // Deleted for good as far as anyone can see; what is left of it (its row, which the failed
+    // transaction would have deleted) is hidden.
     expect(await rt.sessions.trashed()).toEqual([])
     expect((await refusal(() => rt.sessions.restore(s.session_id))).code).toBe('not_found')
     expect(await rt.sessions.search('doomed')).toEqual([])
     expect(count('messages')).toBe(0)
-    expect(count('snapshots')).toBe(1)
+    expect(count('snapshots')).toBe(0)
+    expect(count('sessions')).toBe(1)
     await rt.close()
 
     side.exec('DROP TRIGGER fail_erase')
     const again = openRuntime({ dataDir, now: time.now, log: () => {}, onListenerError: failOnListenerError })
     try {
       await eventually(() => !again.store.sessionIdTaken(s.session_id), 'the chat to be erased')
-      expect(count('snapshots')).toBe(0)
+      expect(count('sessions')).toBe(0)
       expect(await again.sessions.trashed()).toEqual([])
     } finally {
       await again.close()

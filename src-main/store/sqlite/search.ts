@@ -200,11 +200,11 @@ function snippet(text: string, terms: string[]): string {
 }
 
 /**
- * Pages of the index merged per chunk of erasing rows (a removed chat, a discarded import): 16,
- * as a chunk of an import merges, took 25–40 ms a step among the deleted rows' tombstones; 8
- * keeps up (1.6 s to erase 100,000 messages) with no chunk over ~30 ms.
+ * Pages of the index merged per chunk of erasing rows (a removed chat, a discarded import). A
+ * merge among many deleted rows reads far more than it writes: 16 pages, as a chunk of an import
+ * merges, took 25–45 ms a step; 4 keeps its chunks under ~20 ms, and the merging still keeps up.
  */
-export const ERASE_MERGE_PAGES = 8
+export const ERASE_MERGE_PAGES = 4
 
 /**
  * How FTS5 merges the index's segments. Left to itself (automerge 4, crisismerge 16) an insert
