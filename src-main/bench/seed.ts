@@ -11,7 +11,7 @@
 import { newId } from '../../src-shared/ids'
 import type { MessagePart, SessionMessage } from '../../src-shared/types'
 import { openRuntime, type Runtime } from '../runtime'
-import type { SnapshotState } from '../store'
+import { snapshotState } from '../runtime/session/checkpoints'
 
 /** What one chat's messages hold. */
 export type SeedContent =
@@ -121,15 +121,7 @@ export function fillSession(
 ): void {
   const row = rt.store.getSession(session_id)
   if (!row) throw new Error(`no session ${session_id} to fill`)
-  const state: SnapshotState = {
-    title: row.title,
-    model: row.model,
-    security: row.security,
-    env: row.env,
-    plugins: row.plugins,
-    context_from_seq: row.context_from_seq,
-    visible_from_seq: row.visible_from_seq,
-  }
+  const state = snapshotState(row)
   let head = rt.store.get_session_head(session_id)?.snapshot_id ?? null
   for (let start = 0; start < count; start += CHUNK) {
     rt.store.transaction(() => {

@@ -135,14 +135,21 @@ describe('Trash', () => {
     expect(rt.store.getMessage('msg_X_0')).toBeUndefined()
   })
 
-  it('a purge whose write fails leaves the chat whole in the Trash; the next purge takes it', async () => {
+  /** A chat of 5 messages ("doomed 0"…) in the Trash of a runtime whose log is kept. */
+  async function doomedInTrash(snapshot = false) {
     const time = clock()
     const dataDir = tempDir()
     const logs: string[] = []
     const rt = sqliteRuntime({ dataDir, now: time.now, log: (m) => logs.push(m) })
     const s = await rt.sessions.create({ title: 'Doomed' })
     writeMessages(rt, s.session_id, 5, 'd', (i) => `doomed ${i}`)
+    if (snapshot) await (await rt.sessions.get(s.session_id)).snapshot()
     await rt.sessions.trash(s.session_id)
+    return { time, dataDir, logs, rt, s }
+  }
+
+  it('a purge whose write fails leaves the chat whole in the Trash; the next purge takes it', async () => {
+    const { time, dataDir, logs, rt, s } = await doomedInTrash()
 
     // The disk fails at the purge's one write (the chat marked removed).
     const side = new Database(join(dataDir, 'arbor.db'))
@@ -165,14 +172,7 @@ describe('Trash', () => {
   })
 
   it('erasing a deleted chat that fails half-way is finished at the next start; the chat stays gone', async () => {
-    const time = clock()
-    const dataDir = tempDir()
-    const logs: string[] = []
-    const rt = sqliteRuntime({ dataDir, now: time.now, log: (m) => logs.push(m) })
-    const s = await rt.sessions.create({ title: 'Doomed' })
-    writeMessages(rt, s.session_id, 5, 'd', (i) => `doomed ${i}`)
-    await await (await rt.sessions.get(s.session_id)).snapshot()
-    await rt.sessions.trash(s.session_id)
+    const { time, dataDir, logs, rt, s } = await doomedInTrash(true)
 
     // The disk fails at erasing's last statement (the session row), after its messages and
     // snapshots were erased.
