@@ -10,11 +10,14 @@ export const ERASE_CHUNK = 2000
 export const ERASE_BUDGET_MS = 10
 
 /**
- * The pause between two chunks. Back to back (one event-loop turn apart) they left the checkpoint
- * thread no moment to restart the write-ahead log they grow by ~20,000 pages a second, so it
- * reached the store's backstop and one chunk's commit copied it back on the event loop (82 ms).
+ * The pause between two chunks: erasing is not urgent, and the checkpoint thread needs a moment
+ * without a writer to restart the write-ahead log erasing grows quickly. Back to back (one
+ * event-loop turn apart) the log reached the store's backstop and one chunk's commit copied it
+ * back on the event loop (82 ms); 5 ms apart that still happened in two runs of four at 1.1 M
+ * messages (60 ms); 20 ms apart, in none of five (longest stall 13–37 ms, the erase of 100,000
+ * messages 2.7–3.5 s, `npm run bench -- --full --only=transfer`).
  */
-export const ERASE_PAUSE_MS = 5
+export const ERASE_PAUSE_MS = 20
 
 const pause = () => new Promise<void>((resolve) => setTimeout(resolve, ERASE_PAUSE_MS))
 
