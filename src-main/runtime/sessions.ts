@@ -159,7 +159,11 @@ export class SessionRegistry {
     return this.facade(child)
   }
 
-  private async remove(session_id: string): Promise<{ removed: true }> {
+  /**
+   * Removes a session and waits (the app going on meanwhile: a chunk at a time) until its rows
+   * are erased, or, with `erase: false`, only starts erasing them.
+   */
+  private async remove(session_id: string, { erase = true } = {}): Promise<{ removed: true }> {
     const s = this.core(session_id)
     s.row()
     // Stop what runs, commit the removal, and only then tell anyone: a removal that cannot be
@@ -170,9 +174,9 @@ export class SessionRegistry {
     this.live.delete(session_id)
     this.deps.contexts.forget(session_id)
     for (const l of [...this.changeListeners]) l()
-    // Gone for everyone already; answered once its rows are erased too (a chunk at a time: the
-    // app goes on meanwhile).
-    await this.eraser.erase()
+    // Gone for everyone already; its rows follow.
+    const erased = this.eraser.erase()
+    if (erase) await erased
     return { removed: true }
   }
 
@@ -310,7 +314,8 @@ export class SessionRegistry {
       clean_archive: async () => {
         this.ensureOpen()
         const rows = store.listSessions({ archived: true })
-        for (const r of rows) await this.remove(r.session_id)
+        // Answered once they are gone from every list, as Empty Trash is; erased just after.
+        for (const r of rows) await this.remove(r.session_id, { erase: false })
         return { removed: rows.length }
       },
       remove: async (session_id) => this.remove(check('sessions.remove', { session_id }).session_id),

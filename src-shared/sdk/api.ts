@@ -124,6 +124,7 @@ export interface Sessions {
   /** Archives (or, with `{ archived: false }`, unarchives) a session. */
   archive(session_id: string, opts?: { archived?: boolean }): Promise<SessionInfo>
   archived(): Promise<SessionInfo[]>
+  /** Removes every archived session (answered once they are gone from every list; their messages are erased just after). */
   clean_archive(): Promise<{ removed: number }>
   /**
    * Removes a session for good (its running turn stopped first): it leaves every list and search

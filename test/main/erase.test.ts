@@ -85,6 +85,21 @@ describe('erasing a removed chat', () => {
     await rt.sessions.create({ session_id: big.session_id })
   })
 
+  it('Clean archive answers once the chats are gone from every list; their rows are erased just after', async () => {
+    const rt = sqliteRuntime()
+    const big = await rt.sessions.create({ title: 'Archived and long' })
+    writeMessages(rt, big.session_id, ERASE_CHUNK * 2 + 500, 'a', (i) => `archived ${i}`)
+    await rt.sessions.archive(big.session_id)
+    const live = await rt.sessions.create({ title: 'Live' })
+    expect(await rt.sessions.clean_archive()).toEqual({ removed: 1 })
+    expect(await rt.sessions.archived()).toEqual([])
+    expect((await rt.sessions.list()).map((i) => i.session_id)).toEqual([live.session_id])
+    // Erasing takes a few chunks, 20 ms apart: not done yet when the call answers.
+    expect(rt.store.sessionIdTaken(big.session_id)).toBe(true)
+    await eventually(() => !rt.store.sessionIdTaken(big.session_id), 'the archived chat to be erased')
+    expect(leftOf(rt.dataDir, big.session_id)).toEqual(NONE)
+  })
+
   it('keeps a removed parent while a fork reads from it, and erases both once the fork goes', async () => {
     const rt = sqliteRuntime()
     const parent = await rt.sessions.create({ title: 'Parent' })
