@@ -2,7 +2,7 @@ import { ArborError } from '../../../src-shared/errors'
 import type { ImportStore } from '../types'
 import { BUSY_TIMEOUT_MS, inTransaction, type Db } from './db'
 import { INSERT_MESSAGE, json, messageParams } from './rows'
-import { ERASE_MERGE_PAGES, ftsIndex, ftsMerging } from './search'
+import { ftsIndex, ftsMerging, messageEraser } from './search'
 
 /**
  * The imports table (migration 6) and the messages of imports in progress. A chunk's rows are
@@ -13,14 +13,13 @@ export function sqliteImports(db: Db): ImportStore {
   const p = (sql: string) => db.prepare(sql)
   const merging = ftsMerging(db)
   const fts = ftsIndex(db)
+  const eraseMessages = messageEraser(db)
   const stmts = {
     begin: p('INSERT INTO imports (import_id, session_ids, created_at) VALUES (?, ?, ?)'),
     sessionIds: p('SELECT session_ids FROM imports WHERE import_id = ?').pluck(),
     end: p('DELETE FROM imports WHERE import_id = ?'),
     unfinished: p('SELECT import_id, session_ids FROM imports ORDER BY created_at, import_id'),
     insert: p(INSERT_MESSAGE),
-    someIds: p('SELECT id FROM messages WHERE session_id = ? LIMIT ?').pluck(),
-    deleteRow: p('DELETE FROM messages WHERE id = ?'),
     // A session row under a reserved id means the import ended (its sessions exist).
     sessionExists: p('SELECT 1 FROM sessions WHERE session_id = ?').pluck(),
   }
@@ -87,18 +86,8 @@ export function sqliteImports(db: Db): ImportStore {
         for (const session_id of sessionIds) {
           // Never the rows of a session that exists: they are not (or no longer) the import's.
           if (stmts.sessionExists.get(session_id)) continue
-          for (const id of stmts.someIds.all(session_id, max - deleted) as number[]) {
-            // Bounded merging, as while erasing a removed chat (sessions.ts): FTS5's own, among
-            // the deleted rows' tombstones, merged whole segments in some commits.
-            if (deleted === 0) merging.bounded()
-            fts.remove(id)
-            stmts.deleteRow.run(id)
-            deleted++
-          }
-          if (deleted >= max) {
-            merging.step(ERASE_MERGE_PAGES)
-            return deleted
-          }
+          deleted += eraseMessages(session_id, max - deleted)
+          if (deleted >= max) return deleted
         }
         stmts.end.run(import_id)
         merging.auto()

@@ -204,7 +204,7 @@ function snippet(text: string, terms: string[]): string {
  * merge among many deleted rows reads far more than it writes: 16 pages, as a chunk of an import
  * merges, took 25–45 ms a step; 4 keeps its chunks under ~20 ms, and the merging still keeps up.
  */
-export const ERASE_MERGE_PAGES = 4
+const ERASE_MERGE_PAGES = 4
 
 /**
  * How FTS5 merges the index's segments. Left to itself (automerge 4, crisismerge 16) an insert
@@ -222,6 +222,7 @@ export function ftsMerging(db: Db) {
     noAutoMerge: p(`INSERT INTO messages_fts(messages_fts, rank) VALUES ('automerge', 0)`),
     noCrisisMerge: p(`INSERT INTO messages_fts(messages_fts, rank) VALUES ('crisismerge', 64)`),
     step: p(`INSERT INTO messages_fts(messages_fts, rank) VALUES ('merge', 16)`),
+    eraseStep: p(`INSERT INTO messages_fts(messages_fts, rank) VALUES ('merge', ${ERASE_MERGE_PAGES})`),
     autoMerge: p(`INSERT INTO messages_fts(messages_fts, rank) VALUES ('automerge', 4)`),
     crisisMerge: p(`INSERT INTO messages_fts(messages_fts, rank) VALUES ('crisismerge', 16)`),
     automerge: p(`SELECT v FROM messages_fts_config WHERE k = 'automerge'`).pluck(),
@@ -231,13 +232,12 @@ export function ftsMerging(db: Db) {
       stmts.noAutoMerge.run()
       stmts.noCrisisMerge.run()
     },
-    /** A bounded merge: ~16 pages' worth, or `pages` (a literal, as FTS5 wants). */
-    step(pages?: number): void {
-      if (pages === undefined) stmts.step.run()
-      else
-        db.prepare(
-          `INSERT INTO messages_fts(messages_fts, rank) VALUES ('merge', ${Math.trunc(pages)})`,
-        ).run()
+    step(): void {
+      stmts.step.run()
+    },
+    /** The smaller step of a chunk of erasing (ERASE_MERGE_PAGES). */
+    eraseStep(): void {
+      stmts.eraseStep.run()
     },
     /** Back to FTS5's own merging; nothing is written when it already is (both are set together). */
     auto(): void {
@@ -268,5 +268,32 @@ export function ftsIndex(db: Db) {
     remove(id: number): void {
       remove.run(id)
     },
+  }
+}
+
+/**
+ * Deletes up to `max` of a session's messages and their words, in the caller's transaction, with
+ * FTS5's merging bounded meanwhile (a bounded step after them: see ERASE_MERGE_PAGES), stopping
+ * early once `outOfTime()`. Answers how many it deleted. For erasing a removed chat and
+ * discarding an unfinished import.
+ */
+export function messageEraser(db: Db) {
+  const fts = ftsIndex(db)
+  const merging = ftsMerging(db)
+  const someIds = db.prepare('SELECT id FROM messages WHERE session_id = ? LIMIT ?').pluck()
+  const deleteRow = db.prepare('DELETE FROM messages WHERE id = ?')
+  return (session_id: string, max: number, outOfTime: () => boolean = () => false): number => {
+    const ids = someIds.all(session_id, max) as number[]
+    if (ids.length === 0) return 0
+    merging.bounded()
+    let deleted = 0
+    for (const id of ids) {
+      fts.remove(id)
+      deleteRow.run(id)
+      // Out of time: the rest in the next chunk.
+      if (++deleted % 25 === 0 && outOfTime()) break
+    }
+    merging.eraseStep()
+    return deleted
   }
 }

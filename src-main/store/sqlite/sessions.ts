@@ -3,7 +3,7 @@ import { inTransaction, type Db, type Row } from './db'
 import type { Lineage } from './lineage'
 import { json, sessionParams, toListRow, toSession } from './rows'
 import type { Queues } from './queues'
-import { ERASE_MERGE_PAGES, ftsIndex, ftsMerging } from './search'
+import { ftsMerging, messageEraser } from './search'
 import type { SessionRows } from './session-rows'
 
 /** Rows of a removed session's snapshots, turns, … one statement of erasing deletes at most. */
@@ -18,8 +18,8 @@ export function sqliteSessions(
   queues: Queues,
 ): SessionStore {
   const p = (sql: string) => db.prepare(sql)
-  const fts = ftsIndex(db)
   const merging = ftsMerging(db)
+  const eraseMessages = messageEraser(db)
   /** A session's rows in a table besides its messages: some of their keys, and deleting those. */
   const ERASED_WITH_SESSION = (
     [
@@ -71,8 +71,6 @@ export function sqliteSessions(
     // A removed session no fork reads from (a removed fork not yet erased still does).
     erasable: p(`SELECT session_id FROM sessions s WHERE removed = 1
         AND NOT EXISTS (SELECT 1 FROM sessions c WHERE c.parent_session_id = s.session_id) LIMIT 1`).pluck(),
-    someMessages: p('SELECT id FROM messages WHERE session_id = ? LIMIT ?').pluck(),
-    deleteMessage: p('DELETE FROM messages WHERE id = ?'),
     statesOf: p(
       'SELECT DISTINCT state_hash FROM snapshots WHERE snapshot_id IN (SELECT value FROM json_each(?))',
     ).pluck(),
@@ -197,21 +195,11 @@ export function sqliteSessions(
           merging.auto()
           return 0
         }
-        // As for an import: FTS5 merges only a bounded step a chunk while rows are erased. Left
-        // to itself, the deleted rows' tombstones made it merge whole segments in some of the
-        // chunks' commits: 0.1–1 s each, with the event loop stopped, at 114,000 messages.
-        merging.bounded()
-        let erased = 0
-        for (const id of stmts.someMessages.all(session_id, max) as number[]) {
-          fts.remove(id)
-          stmts.deleteMessage.run(id)
-          // Out of time: the rest in the next chunk.
-          if (++erased % 25 === 0 && outOfTime()) break
-        }
-        if (erased > 0) {
-          merging.step(ERASE_MERGE_PAGES)
-          return erased
-        }
+        // FTS5 merges only a bounded step a chunk meanwhile. Left to itself, the deleted rows'
+        // tombstones made it merge whole segments in some of the chunks' commits: 0.1–1 s each,
+        // with the event loop stopped, at 114,000 messages.
+        let erased = eraseMessages(session_id, max, outOfTime)
+        if (erased > 0) return erased
         // Its messages are gone: its snapshots (one per step of every turn), turns and the rest,
         // ERASE_ROWS at a time, until the chunk is out of rows or time.
         for (const t of ERASED_WITH_SESSION) {
