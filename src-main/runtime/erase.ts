@@ -1,4 +1,5 @@
 import type { Store } from '../store'
+import { holdForCheckpoint } from '../store/checkpoint-pace'
 
 /** Rows one transaction of erasing deletes at most. */
 export const ERASE_CHUNK = 2000
@@ -10,14 +11,15 @@ export const ERASE_CHUNK = 2000
 export const ERASE_BUDGET_MS = 10
 
 /**
- * The pause between two chunks: erasing is not urgent, and the checkpoint thread needs a moment
- * without a writer to restart the write-ahead log erasing grows quickly. Back to back (one
- * event-loop turn apart) the log reached the store's backstop and one chunk's commit copied it
- * back on the event loop (82 ms); 5 ms apart that still happened in two runs of four at 1.1 M
- * messages (60 ms); 20 ms apart, in none of five (longest stall 13–37 ms, the erase of 100,000
- * messages 2.7–3.5 s, `npm run bench -- --full --only=transfer`).
+ * The pause between two chunks: erasing is not urgent. Then each chunk holds for the checkpoint
+ * thread while it asks (holdForCheckpoint): erasing grows the write-ahead log ~20,000 pages a
+ * second, and back to back the thread never found a moment without a writer to restart it, so it
+ * reached the store's backstop and a chunk's commit copied it back on the event loop (60-82 ms).
+ * Paced by a plain 20 ms pause instead, it did not, but erasing 100,000 messages took 2.7-3.8 s;
+ * with the hold and 5 ms, 1.3-1.7 s, the longest stall 12-22 ms at 114,000 and at 1.1 M
+ * messages (`npm run bench -- [--full] --only=transfer`).
  */
-export const ERASE_PAUSE_MS = 20
+export const ERASE_PAUSE_MS = 5
 
 const pause = () => new Promise<void>((resolve) => setTimeout(resolve, ERASE_PAUSE_MS))
 
@@ -34,7 +36,12 @@ export interface Eraser {
  * the chat is gone from every list at once; its rows follow in chunks that never hold the event
  * loop for long. One loop at a time; a call while it runs makes it look once more when done.
  */
-export function eraser(store: Store, stopped: () => boolean, log: (message: string) => void): Eraser {
+export function eraser(
+  store: Store,
+  stopped: () => boolean,
+  log: (message: string) => void,
+  hold: () => boolean = () => false,
+): Eraser {
   let running: Promise<void> | null = null
   /** Set by each call: the loop looks once more before it ends. */
   let again = false
@@ -44,7 +51,10 @@ export function eraser(store: Store, stopped: () => boolean, log: (message: stri
     try {
       while (again && !stopped()) {
         again = false
-        while (!stopped() && store.eraseRemoved(ERASE_CHUNK, ERASE_BUDGET_MS) > 0) await pause()
+        while (!stopped() && store.eraseRemoved(ERASE_CHUNK, ERASE_BUDGET_MS) > 0) {
+          await pause()
+          await holdForCheckpoint(hold)
+        }
       }
     } catch (err) {
       if (!stopped()) log(`Erasing a deleted chat failed; it is tried again later: ${String(err)}`)

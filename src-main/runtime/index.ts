@@ -212,6 +212,7 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
     workspaceFor: (id) => `${workspacesDir}${sep}${id}`,
     search: (query, limit) => searcher.search(query, limit),
     now: options.now ?? Date.now,
+    holdWriters: checkpoints.holdWriters,
     defaults: () => ({
       workspace: defaultWorkspace(settings().default_workspace, log),
       model: settings().default_model,
@@ -232,6 +233,7 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
     existed,
     workerScript,
     purgeTrash: () => registry.purgeTrash(),
+    holdWriters: checkpoints.holdWriters,
     log,
     ...(options.checkDelayMs !== undefined ? { checkDelayMs: options.checkDelayMs } : {}),
   })

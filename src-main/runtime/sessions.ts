@@ -27,6 +27,8 @@ export interface RegistryDeps extends Omit<SessionDeps, 'forget' | 'infoChanged'
   search(query: string, limit: number): Promise<SearchHit[]>
   /** The clock of the Trash (tests move it on). */
   now(): number
+  /** Whether bulk writers hold their next chunk for the checkpoint thread (holdForCheckpoint). */
+  holdWriters(): boolean
 }
 
 /**
@@ -54,7 +56,7 @@ export class SessionRegistry {
       forget: (id) => this.live.delete(id),
       contexts: new ContextCache(base.store),
     }
-    this.eraser = eraser(base.store, () => this.closed, base.log)
+    this.eraser = eraser(base.store, () => this.closed, base.log, base.holdWriters)
     this.api = this.buildApi()
   }
 
@@ -235,6 +237,7 @@ export class SessionRegistry {
       defaults: this.base.defaults(),
       models: this.base.models,
       now: this.base.now(),
+      holdWriters: this.base.holdWriters,
       ...(onProgress ? { onProgress: (done, total) => onProgress({ phase: 'writing', done, total }) } : {}),
     })
     return {

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs'
 import type { SearchIndexProgress } from '../../src-shared/contract'
 import type { Store } from '../store'
 import { backupWith, listBackups, type BackupInfo } from '../store/backup'
+import { holdForCheckpoint } from '../store/checkpoint-pace'
 import { backupOnThread, integrityCheck } from '../store/search-client'
 import { damageMessage } from '../store/sqlite/db'
 import { discardImport } from './transfer'
@@ -27,6 +28,8 @@ export interface UpkeepOptions {
   workerScript: string | null
   /** Deletes what has been 30 days in the Trash. */
   purgeTrash: () => void
+  /** Whether bulk writers hold their next chunk for the checkpoint thread (holdForCheckpoint). */
+  holdWriters: () => boolean
   log: (message: string) => void
   checkDelayMs?: number
 }
@@ -75,7 +78,7 @@ export function startUpkeep(o: UpkeepOptions): Upkeep {
   // chunk of messages per turn of the event loop. Nothing showed them meanwhile.
   const discardUnfinished = async () => {
     for (const { import_id } of store.unfinishedImports())
-      await discardImport(store, import_id, () => stopped)
+      await discardImport(store, import_id, () => stopped, o.holdWriters)
   }
   discardUnfinished().catch((err: unknown) =>
     log(`deleting an unfinished import failed, tried again at the next start: ${String(err)}`),
@@ -103,7 +106,9 @@ export function startUpkeep(o: UpkeepOptions): Upkeep {
         lastProgressAt = Date.now()
         for (const l of [...indexListeners]) l(p)
       }
-      if (!p.done) setTimeout(indexStep, 0).unref()
+      if (p.done) return
+      if (o.holdWriters()) void holdForCheckpoint(o.holdWriters).then(indexStep)
+      else setTimeout(indexStep, 0).unref()
     } catch (err) {
       log(`indexing older messages for search paused: ${String(err)}`)
       setTimeout(indexStep, 5000).unref()

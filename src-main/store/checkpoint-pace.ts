@@ -19,3 +19,23 @@ export function nextLookMs(grown: number, elapsedMs: number, everyMs: number, re
   // A look that finds new pages syncs the database file: not more often than every FASTEST_MS.
   return Math.min(everyMs, Math.max(FASTEST_MS, Math.round(everyMs / 10)))
 }
+
+/** How long a bulk writer holds its next chunk for the checkpoint thread at most, and how often it looks again. */
+export const HOLD_MAX_MS = 250
+const HOLD_STEP_MS = 2
+
+/**
+ * Resolves when a bulk writer (an import's chunks, erasing a chat, indexing older messages) may
+ * write its next chunk: at once, unless the checkpoint thread is restarting the write-ahead log
+ * or waiting for a moment without a writer to do so (`hold`). Such writers commit one event-loop
+ * turn apart, so the thread's tries (every 5 ms) rarely found the lock free: the log grew to the
+ * store's backstop, copied back inside one of their commits on the host's event loop (60–110 ms),
+ * and a chunk that began while a RESTART held the lock waited for it in its commit. Holding here
+ * waits on a timer instead, with the event loop free; never longer than HOLD_MAX_MS (a reader
+ * that keeps an old snapshot can make the thread try for 200 ms in vain).
+ */
+export async function holdForCheckpoint(hold: () => boolean): Promise<void> {
+  const until = performance.now() + HOLD_MAX_MS
+  while (hold() && performance.now() < until)
+    await new Promise((resolve) => setTimeout(resolve, HOLD_STEP_MS))
+}

@@ -158,6 +158,17 @@ export const CHECKPOINT_EVERY_MS = 1000
  */
 export const RESTART_PAGES = 8000
 
+export interface CheckpointThread {
+  /** How many times the thread has restarted the log so far. */
+  restarts(): number
+  /**
+   * Whether a bulk writer should hold its next chunk (holdForCheckpoint): the thread is
+   * restarting the log, or waiting for a moment without a writer to do so.
+   */
+  holdWriters(): boolean
+  close(): Promise<void>
+}
+
 /**
  * The write-ahead log copied back into `dbPath` on a thread of its own (the search worker's
  * script in its checkpoint mode, with its own connection). SQLite otherwise does it inside the
@@ -173,9 +184,13 @@ export function checkpointThread(
   log: (message: string) => void,
   everyMs = CHECKPOINT_EVERY_MS,
   restartPages = RESTART_PAGES,
-): { close(): Promise<void>; restarts(): number } {
-  if (script === null || !existsSync(script)) return { close: async () => {}, restarts: () => 0 }
-  const w = new Worker(script, { workerData: { path: dbPath, mode: 'checkpoint', everyMs, restartPages } })
+): CheckpointThread {
+  if (script === null || !existsSync(script))
+    return { close: async () => {}, restarts: () => 0, holdWriters: () => false }
+  const hold = new Int32Array(new SharedArrayBuffer(4))
+  const w = new Worker(script, {
+    workerData: { path: dbPath, mode: 'checkpoint', everyMs, restartPages, holdWriters: hold },
+  })
   w.unref()
   let live = true
   const ended = new Promise<void>((resolve) => w.once('exit', () => resolve()))
@@ -194,8 +209,8 @@ export function checkpointThread(
   w.on('error', (err) => lost(String(err)))
   w.on('exit', (code) => lost(`exit ${code}`))
   return {
-    /** How many times the thread has restarted the log so far. */
     restarts: () => restarts,
+    holdWriters: () => live && Atomics.load(hold, 0) === 1,
     async close() {
       if (!live) return
       live = false

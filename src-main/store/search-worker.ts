@@ -13,12 +13,14 @@ import { quickCheck } from './sqlite/db'
 import { prepareSearch } from './sqlite/search'
 import { lowerThisThread } from './thread-priority'
 
-const { path, mode, target, everyMs, restartPages } = workerData as {
+const { path, mode, target, everyMs, restartPages, holdWriters } = workerData as {
   path: string
   mode?: 'check' | 'backup' | 'checkpoint'
   target?: string
   everyMs?: number
   restartPages?: number
+  /** Checkpoint mode: [0] is 1 while a restart of the log waits for a moment without a writer. */
+  holdWriters?: Int32Array
 }
 const db = new Database(path, { readonly: mode !== 'checkpoint', fileMustExist: true })
 
@@ -44,13 +46,21 @@ if (mode === 'checkpoint') {
   // before) made that once a second under steady writes (the background indexing of an older
   // database: its chunks' p99 was 30-65 ms); now it is once per restartPages.
   // A RESTART that finds the writer busy is tried again a few milliseconds later, for a while:
-  // a bulk writer (an import, a chunk every ~30 ms) leaves short gaps, and a log left to grow
-  // to the store's backstop is copied back inside one of its commits (136 ms, in a test).
-  // One round of tries at a time (the looks come faster than a round lasts when the log grows fast).
+  // a log left to grow to the store's backstop is copied back inside one of the host's commits
+  // (60-136 ms). One round of tries at a time (the looks come faster than a round lasts when the
+  // log grows fast). Through the round, `holdWriters` asks the host's bulk writers (an import,
+  // erasing, indexing) to hold their next chunk (holdForCheckpoint): they write one event-loop
+  // turn apart, so a retry rarely found the lock free (in a test, 6-10 restarts in 2 s where
+  // 50-60 were due, and the log held most of what was written), and a chunk that began while a
+  // RESTART held the lock waited for it in its commit, on the host's event loop.
   let restarting = false
+  const hold = (on: boolean) => {
+    if (holdWriters) Atomics.store(holdWriters, 0, on ? 1 : 0)
+  }
   const restart = (attempts: number) => {
     restarting = false
-    if (!db.open) return
+    if (!db.open) return hold(false)
+    hold(true)
     try {
       const [done] = db.pragma('wal_checkpoint(RESTART)') as Array<{ busy: number }>
       if (done && done.busy === 0) parentPort!.postMessage({ restarted: true })
@@ -61,6 +71,7 @@ if (mode === 'checkpoint') {
     } catch (err) {
       parentPort!.postMessage({ error: err instanceof Error ? err.message : String(err) })
     }
+    if (!restarting) hold(false)
   }
   const every = everyMs ?? 1000
   const restartAt = restartPages ?? 1

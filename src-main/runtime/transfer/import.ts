@@ -2,6 +2,7 @@ import { ArborError } from '../../../src-shared/errors'
 import { newId } from '../../../src-shared/ids'
 import type { MessagePart, SecurityMode, SessionMessage } from '../../../src-shared/types'
 import { rootSessionRow, type SessionRow, type Store } from '../../store'
+import { holdForCheckpoint } from '../../store/checkpoint-pace'
 import type { Model } from '../models/types'
 import { breathe } from './breathe'
 import type { ChatFile, ChatFileMessage } from './format'
@@ -69,6 +70,8 @@ export interface ImportOptions {
   defaults: { model: string; security: SecurityMode; plugins: string[] }
   models: Map<string, Model>
   now: number
+  /** Whether to hold the next chunk for the checkpoint thread (holdForCheckpoint). */
+  holdWriters?: () => boolean
   /** After each chunk written: messages written so far, of all the file's. */
   onProgress?: (done: number, total: number) => void
 }
@@ -108,6 +111,7 @@ async function importOne(
   // The sessions are checked first; each message as it is read, a chunk at a time, and written:
   // a damaged one found later fails the import, which is then discarded like any other.
   const { file, counts, messages } = await openChatFile(data)
+  const hold = opts.holdWriters ?? (() => false)
   checkSessions(file, counts)
   const ids = new Map<string, string>()
   for (const s of file.sessions)
@@ -153,6 +157,7 @@ async function importOne(
           checkIds(session_id, lineage)
           await written()
           await breathe()
+          await holdForCheckpoint(hold)
         }
       }
       // Its forks start from its lineage: all of it is known before the next session is read.
@@ -166,7 +171,7 @@ async function importOne(
       return rows
     })
   } catch (err) {
-    await discardImport(store, import_id).catch(() => {
+    await discardImport(store, import_id, undefined, hold).catch(() => {
       // Left for the next open (a failing disk fails this too): nothing shows it meanwhile.
     })
     throw err
@@ -286,6 +291,14 @@ function createImported(
  * Deletes what an import that did not end wrote, a chunk per transaction with the event loop
  * free between them; once none is left, the import itself (its reserved ids are free again).
  */
-export async function discardImport(store: Store, import_id: string, stopped = () => false): Promise<void> {
-  while (!stopped() && store.discardImport(import_id, DISCARD_CHUNK) > 0) await breathe()
+export async function discardImport(
+  store: Store,
+  import_id: string,
+  stopped = () => false,
+  hold = () => false,
+): Promise<void> {
+  while (!stopped() && store.discardImport(import_id, DISCARD_CHUNK) > 0) {
+    await breathe()
+    await holdForCheckpoint(hold)
+  }
 }

@@ -20,8 +20,8 @@ const AUTO_CHECKPOINT_PAGES = 1000
  * writes with no pause (a bulk import) the thread copies the log but never catches up with its
  * end, so the log is never restarted and would grow without bound (5 GB for 120,000 messages
  * written flat out, in a test). The thread restarts it at half this length (RESTART_PAGES in
- * search-client.ts); this checkpoint on the host's event loop (a 30–60 ms commit) is only for
- * when the thread falls behind.
+ * search-client.ts), while bulk writers hold their next chunk for it (holdForCheckpoint); this
+ * checkpoint on the host's event loop (a 30–60 ms commit) is only for when the thread falls behind.
  */
 export const BACKSTOP_PAGES = 16_000
 
