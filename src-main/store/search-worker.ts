@@ -27,6 +27,12 @@ const db = new Database(path, { readonly: mode !== 'checkpoint', fileMustExist: 
 /** How often, and how many times a tick, a RESTART that found the writer busy is tried again. */
 const RESTART_RETRY_MS = 5
 const RESTART_ATTEMPTS = 40
+/**
+ * Through how many of those tries the host's bulk writers hold their next chunk. With them held,
+ * the next try finds the lock free, unless a reader keeps an older snapshot of the log (a long
+ * read, such as the deferred integrity check): then holding them longer would only stall them.
+ */
+const HOLD_ATTEMPTS = 4
 
 if (mode === 'checkpoint') {
   // Never wait for the writer here: a RESTART that finds it busy returns at once (below).
@@ -48,7 +54,7 @@ if (mode === 'checkpoint') {
   // A RESTART that finds the writer busy is tried again a few milliseconds later, for a while:
   // a log left to grow to the store's backstop is copied back inside one of the host's commits
   // (60-136 ms). One round of tries at a time (the looks come faster than a round lasts when the
-  // log grows fast). Through the round, `holdWriters` asks the host's bulk writers (an import,
+  // log grows fast). Through its first tries, `holdWriters` asks the host's bulk writers (an import,
   // erasing, indexing) to hold their next chunk (holdForCheckpoint): they write one event-loop
   // turn apart, so a retry rarely found the lock free (in a test, 6-10 restarts in 2 s where
   // 50-60 were due, and the log held most of what was written), and a chunk that began while a
@@ -60,7 +66,7 @@ if (mode === 'checkpoint') {
   const restart = (attempts: number) => {
     restarting = false
     if (!db.open) return hold(false)
-    hold(true)
+    hold(attempts > RESTART_ATTEMPTS - HOLD_ATTEMPTS)
     try {
       const [done] = db.pragma('wal_checkpoint(RESTART)') as Array<{ busy: number }>
       if (done && done.busy === 0) parentPort!.postMessage({ restarted: true })
