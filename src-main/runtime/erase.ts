@@ -1,5 +1,5 @@
 import type { Store } from '../store'
-import { holdForCheckpoint } from '../store/checkpoint-pace'
+import { holdForCheckpoint, NO_HOLD, type WriterHold } from '../store/checkpoint-pace'
 
 /** Rows one transaction of erasing deletes at most. */
 export const ERASE_CHUNK = 2000
@@ -11,15 +11,16 @@ export const ERASE_CHUNK = 2000
 export const ERASE_BUDGET_MS = 10
 
 /**
- * The pause between two chunks: erasing is not urgent. Then each chunk holds for the checkpoint
- * thread while it asks (holdForCheckpoint): erasing grows the write-ahead log ~20,000 pages a
- * second, and back to back the thread never found a moment without a writer to restart it, so it
- * reached the store's backstop and a chunk's commit copied it back on the event loop (60-82 ms).
- * Paced by a plain 20 ms pause instead, it did not, but erasing 100,000 messages took 2.7-3.8 s;
- * with the hold and 5 ms, 1.3-1.7 s, the longest stall 12-22 ms at 114,000 and at 1.1 M
- * messages (`npm run bench -- [--full] --only=transfer`).
+ * The pause between two chunks: erasing is not urgent, and it grows the write-ahead log ~20,000
+ * pages a second. Back to back (one event-loop turn apart) the checkpoint thread never found a
+ * moment without a writer to restart the log, so it reached the store's backstop and a chunk's
+ * commit copied it back on the event loop (82 ms); each chunk now also holds while the thread
+ * asks (holdForCheckpoint). 5 ms apart, with that hold, a commit still took 55-90 ms in 5 runs
+ * of 14, the log far below the backstop and no restart near it: most likely the disk, busy with
+ * the thread's copying, at the commit's write. 20 ms apart, in none of 6 (longest stall 17-24 ms,
+ * the erase of 100,000 messages 2.9-3.4 s, `npm run bench -- --only=transfer`).
  */
-export const ERASE_PAUSE_MS = 5
+export const ERASE_PAUSE_MS = 20
 
 const pause = () => new Promise<void>((resolve) => setTimeout(resolve, ERASE_PAUSE_MS))
 
@@ -40,7 +41,7 @@ export function eraser(
   store: Store,
   stopped: () => boolean,
   log: (message: string) => void,
-  hold: () => boolean = () => false,
+  hold: WriterHold = NO_HOLD,
 ): Eraser {
   let running: Promise<void> | null = null
   /** Set by each call: the loop looks once more before it ends. */

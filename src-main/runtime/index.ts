@@ -212,7 +212,7 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
     workspaceFor: (id) => `${workspacesDir}${sep}${id}`,
     search: (query, limit) => searcher.search(query, limit),
     now: options.now ?? Date.now,
-    holdWriters: checkpoints.holdWriters,
+    holdWriters: checkpoints.writers,
     defaults: () => ({
       workspace: defaultWorkspace(settings().default_workspace, log),
       model: settings().default_model,
@@ -233,7 +233,7 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
     existed,
     workerScript,
     purgeTrash: () => registry.purgeTrash(),
-    holdWriters: checkpoints.holdWriters,
+    holdWriters: checkpoints.writers,
     log,
     ...(options.checkDelayMs !== undefined ? { checkDelayMs: options.checkDelayMs } : {}),
   })

@@ -12,6 +12,7 @@ import type {
   TrashedSessionInfo,
 } from '../../src-shared/types'
 import { rootSessionRow, type CommandRow } from '../store'
+import type { WriterHold } from '../store/checkpoint-pace'
 import { SessionCore, type SessionDeps } from './session'
 import { ContextCache } from './session/model-context'
 import { exportChat, exportChatParts, importChat } from './transfer'
@@ -28,7 +29,7 @@ export interface RegistryDeps extends Omit<SessionDeps, 'forget' | 'infoChanged'
   /** The clock of the Trash (tests move it on). */
   now(): number
   /** Whether bulk writers hold their next chunk for the checkpoint thread (holdForCheckpoint). */
-  holdWriters(): boolean
+  holdWriters: WriterHold
 }
 
 /**

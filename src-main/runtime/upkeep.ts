@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs'
 import type { SearchIndexProgress } from '../../src-shared/contract'
 import type { Store } from '../store'
 import { backupWith, listBackups, type BackupInfo } from '../store/backup'
-import { holdForCheckpoint } from '../store/checkpoint-pace'
+import { holdForCheckpoint, type WriterHold } from '../store/checkpoint-pace'
 import { backupOnThread, integrityCheck } from '../store/search-client'
 import { damageMessage } from '../store/sqlite/db'
 import { discardImport } from './transfer'
@@ -29,7 +29,7 @@ export interface UpkeepOptions {
   /** Deletes what has been 30 days in the Trash. */
   purgeTrash: () => void
   /** Whether bulk writers hold their next chunk for the checkpoint thread (holdForCheckpoint). */
-  holdWriters: () => boolean
+  holdWriters: WriterHold
   log: (message: string) => void
   checkDelayMs?: number
 }
@@ -107,7 +107,7 @@ export function startUpkeep(o: UpkeepOptions): Upkeep {
         for (const l of [...indexListeners]) l(p)
       }
       if (p.done) return
-      if (o.holdWriters()) void holdForCheckpoint(o.holdWriters).then(indexStep)
+      if (o.holdWriters.asked()) void holdForCheckpoint(o.holdWriters).then(indexStep)
       else setTimeout(indexStep, 0).unref()
     } catch (err) {
       log(`indexing older messages for search paused: ${String(err)}`)

@@ -20,22 +20,39 @@ export function nextLookMs(grown: number, elapsedMs: number, everyMs: number, re
   return Math.min(everyMs, Math.max(FASTEST_MS, Math.round(everyMs / 10)))
 }
 
-/** How long a bulk writer holds its next chunk for the checkpoint thread at most, and how often it looks again. */
+/** How long a bulk writer holds its next chunk for the checkpoint thread at most. */
 export const HOLD_MAX_MS = 250
+/** How often it looks whether it may go on. */
 const HOLD_STEP_MS = 2
+
+/** The checkpoint thread's request to the host's bulk writers, and their answer. */
+export interface WriterHold {
+  /** Whether the thread asks bulk writers to hold their next chunk. */
+  asked(): boolean
+  /** A writer holds (true) or goes on (false): what the thread's tries then meet is not it. */
+  holding(on: boolean): void
+}
+
+/** No checkpoint thread: no writer ever holds. */
+export const NO_HOLD: WriterHold = { asked: () => false, holding: () => {} }
 
 /**
  * Resolves when a bulk writer (an import's chunks, erasing a chat, indexing older messages) may
  * write its next chunk: at once, unless the checkpoint thread is restarting the write-ahead log
- * or waiting for a moment without a writer to do so (`hold`). Such writers commit one event-loop
- * turn apart, so the thread's tries (every 5 ms) rarely found the lock free: the log grew to the
+ * or waiting for a moment without a writer to do so. Such writers commit one event-loop turn
+ * apart, so the thread's tries (every 5 ms) rarely found the lock free: the log grew to the
  * store's backstop, copied back inside one of their commits on the host's event loop (60–110 ms),
  * and a chunk that began while a RESTART held the lock waited for it in its commit. Holding here
- * waits on a timer instead, with the event loop free; never longer than HOLD_MAX_MS (a reader
- * that keeps an old snapshot can make the thread try for 200 ms in vain).
+ * waits on a timer instead, with the event loop free; never longer than HOLD_MAX_MS.
  */
-export async function holdForCheckpoint(hold: () => boolean): Promise<void> {
+export async function holdForCheckpoint(hold: WriterHold): Promise<void> {
+  if (!hold.asked()) return
   const until = performance.now() + HOLD_MAX_MS
-  while (hold() && performance.now() < until)
-    await new Promise((resolve) => setTimeout(resolve, HOLD_STEP_MS))
+  hold.holding(true)
+  try {
+    while (hold.asked() && performance.now() < until)
+      await new Promise((resolve) => setTimeout(resolve, HOLD_STEP_MS))
+  } finally {
+    hold.holding(false)
+  }
 }

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs'
 import { Worker } from 'node:worker_threads'
 import { ArborError } from '../../src-shared/errors'
 import type { SearchHit } from '../../src-shared/types'
+import { NO_HOLD, type WriterHold } from './checkpoint-pace'
 
 export interface SearchService {
   search(query: string, limit: number): Promise<SearchHit[]>
@@ -161,11 +162,8 @@ export const RESTART_PAGES = 8000
 export interface CheckpointThread {
   /** How many times the thread has restarted the log so far. */
   restarts(): number
-  /**
-   * Whether a bulk writer should hold its next chunk (holdForCheckpoint): the thread is
-   * restarting the log, or waiting for a moment without a writer to do so.
-   */
-  holdWriters(): boolean
+  /** What bulk writers hold their next chunk for (holdForCheckpoint). */
+  writers: WriterHold
   close(): Promise<void>
 }
 
@@ -186,8 +184,8 @@ export function checkpointThread(
   restartPages = RESTART_PAGES,
 ): CheckpointThread {
   if (script === null || !existsSync(script))
-    return { close: async () => {}, restarts: () => 0, holdWriters: () => false }
-  const hold = new Int32Array(new SharedArrayBuffer(4))
+    return { close: async () => {}, restarts: () => 0, writers: NO_HOLD }
+  const hold = new Int32Array(new SharedArrayBuffer(8))
   const w = new Worker(script, {
     workerData: { path: dbPath, mode: 'checkpoint', everyMs, restartPages, holdWriters: hold },
   })
@@ -210,7 +208,10 @@ export function checkpointThread(
   w.on('exit', (code) => lost(`exit ${code}`))
   return {
     restarts: () => restarts,
-    holdWriters: () => live && Atomics.load(hold, 0) === 1,
+    writers: {
+      asked: () => live && Atomics.load(hold, 0) === 1,
+      holding: (on) => void Atomics.add(hold, 1, on ? 1 : -1),
+    },
     async close() {
       if (!live) return
       live = false

@@ -19,7 +19,10 @@ const { path, mode, target, everyMs, restartPages, holdWriters } = workerData as
   target?: string
   everyMs?: number
   restartPages?: number
-  /** Checkpoint mode: [0] is 1 while a restart of the log waits for a moment without a writer. */
+  /**
+   * Checkpoint mode: [0] is 1 while a restart of the log waits for a moment without a writer;
+   * [1] counts the host's bulk writers holding their next chunk meanwhile.
+   */
   holdWriters?: Int32Array
 }
 const db = new Database(path, { readonly: mode !== 'checkpoint', fileMustExist: true })
@@ -28,11 +31,12 @@ const db = new Database(path, { readonly: mode !== 'checkpoint', fileMustExist: 
 const RESTART_RETRY_MS = 5
 const RESTART_ATTEMPTS = 40
 /**
- * Through how many of those tries the host's bulk writers hold their next chunk. With them held,
- * the next try finds the lock free, unless a reader keeps an older snapshot of the log (a long
- * read, such as the deferred integrity check): then holding them longer would only stall them.
+ * How many tries may fail while the host's bulk writers hold their next chunk before they are
+ * let go for the rest of the round. With them held, a try finds the lock free, unless a reader
+ * keeps an older snapshot of the log (a long read, such as the deferred integrity check): then
+ * holding them longer would only stall them.
  */
-const HOLD_ATTEMPTS = 4
+const HOLD_FAILS = 3
 
 if (mode === 'checkpoint') {
   // Never wait for the writer here: a RESTART that finds it busy returns at once (below).
@@ -54,23 +58,28 @@ if (mode === 'checkpoint') {
   // A RESTART that finds the writer busy is tried again a few milliseconds later, for a while:
   // a log left to grow to the store's backstop is copied back inside one of the host's commits
   // (60-136 ms). One round of tries at a time (the looks come faster than a round lasts when the
-  // log grows fast). Through its first tries, `holdWriters` asks the host's bulk writers (an import,
+  // log grows fast). Through the round, `holdWriters` asks the host's bulk writers (an import,
   // erasing, indexing) to hold their next chunk (holdForCheckpoint): they write one event-loop
   // turn apart, so a retry rarely found the lock free (in a test, 6-10 restarts in 2 s where
   // 50-60 were due, and the log held most of what was written), and a chunk that began while a
-  // RESTART held the lock waited for it in its commit, on the host's event loop.
+  // RESTART held the lock waited for it in its commit, on the host's event loop. Not once a few
+  // tries failed while they held (HOLD_FAILS): something else is in the way.
   let restarting = false
+  let failsWhileHeld = 0
   const hold = (on: boolean) => {
     if (holdWriters) Atomics.store(holdWriters, 0, on ? 1 : 0)
   }
   const restart = (attempts: number) => {
     restarting = false
     if (!db.open) return hold(false)
-    hold(attempts > RESTART_ATTEMPTS - HOLD_ATTEMPTS)
+    if (attempts === RESTART_ATTEMPTS) failsWhileHeld = 0
+    hold(failsWhileHeld < HOLD_FAILS)
+    const held = holdWriters !== undefined && Atomics.load(holdWriters, 1) > 0
     try {
       const [done] = db.pragma('wal_checkpoint(RESTART)') as Array<{ busy: number }>
       if (done && done.busy === 0) parentPort!.postMessage({ restarted: true })
       else if (attempts > 1) {
+        if (held) failsWhileHeld++
         restarting = true
         setTimeout(() => restart(attempts - 1), RESTART_RETRY_MS)
       }

@@ -116,7 +116,7 @@ describe('the checkpoint thread', () => {
       })()
       pages += 20
       await new Promise((r) => setImmediate(() => setImmediate(r)))
-      await holdForCheckpoint(thread.holdWriters)
+      await holdForCheckpoint(thread.writers)
     }
     await thread.close()
     expect(thread.restarts()).toBeGreaterThan(20)
@@ -144,7 +144,7 @@ describe('the checkpoint thread', () => {
       })()
       await new Promise((r) => setImmediate(() => setImmediate(r)))
       const at = performance.now()
-      await holdForCheckpoint(thread.holdWriters)
+      await holdForCheckpoint(thread.writers)
       held += performance.now() - at
     }
     const total = performance.now() - started
@@ -154,17 +154,23 @@ describe('the checkpoint thread', () => {
     expect(held / total).toBeLessThan(0.3)
   })
 
-  it('a writer holds its chunk only while asked, and never longer than HOLD_MAX_MS', async () => {
+  it('a writer holds its chunk only while asked, never longer than HOLD_MAX_MS, and says when it holds', async () => {
     let asked = true
+    const holding: boolean[] = []
+    const hold = (a: () => boolean) => ({ asked: a, holding: (on: boolean) => void holding.push(on) })
     const at = performance.now()
     setTimeout(() => (asked = false), 30)
-    await holdForCheckpoint(() => asked)
+    await holdForCheckpoint(hold(() => asked))
     const released = performance.now() - at
     expect(released).toBeGreaterThanOrEqual(29)
     expect(released).toBeLessThan(HOLD_MAX_MS)
+    expect(holding).toEqual([true, false])
     const stuck = performance.now()
-    await holdForCheckpoint(() => true)
+    await holdForCheckpoint(hold(() => true))
     expect(performance.now() - stuck).toBeGreaterThanOrEqual(HOLD_MAX_MS - 1)
+    // Not asked: it goes on at once, and says nothing.
+    await holdForCheckpoint(hold(() => false))
+    expect(holding).toEqual([true, false, true, false])
   })
 
   it('paces its looks by how fast the log grows, not by how long it is', () => {

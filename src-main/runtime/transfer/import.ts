@@ -2,7 +2,7 @@ import { ArborError } from '../../../src-shared/errors'
 import { newId } from '../../../src-shared/ids'
 import type { MessagePart, SecurityMode, SessionMessage } from '../../../src-shared/types'
 import { rootSessionRow, type SessionRow, type Store } from '../../store'
-import { holdForCheckpoint } from '../../store/checkpoint-pace'
+import { holdForCheckpoint, NO_HOLD, type WriterHold } from '../../store/checkpoint-pace'
 import type { Model } from '../models/types'
 import { breathe } from './breathe'
 import type { ChatFile, ChatFileMessage } from './format'
@@ -71,7 +71,7 @@ export interface ImportOptions {
   models: Map<string, Model>
   now: number
   /** Whether to hold the next chunk for the checkpoint thread (holdForCheckpoint). */
-  holdWriters?: () => boolean
+  holdWriters?: WriterHold
   /** After each chunk written: messages written so far, of all the file's. */
   onProgress?: (done: number, total: number) => void
 }
@@ -111,7 +111,7 @@ async function importOne(
   // The sessions are checked first; each message as it is read, a chunk at a time, and written:
   // a damaged one found later fails the import, which is then discarded like any other.
   const { file, counts, messages } = await openChatFile(data)
-  const hold = opts.holdWriters ?? (() => false)
+  const hold = opts.holdWriters ?? NO_HOLD
   checkSessions(file, counts)
   const ids = new Map<string, string>()
   for (const s of file.sessions)
@@ -295,7 +295,7 @@ export async function discardImport(
   store: Store,
   import_id: string,
   stopped = () => false,
-  hold = () => false,
+  hold = NO_HOLD,
 ): Promise<void> {
   while (!stopped() && store.discardImport(import_id, DISCARD_CHUNK) > 0) {
     await breathe()
