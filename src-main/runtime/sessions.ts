@@ -28,7 +28,7 @@ export interface RegistryDeps extends Omit<SessionDeps, 'forget' | 'infoChanged'
   search(query: string, limit: number): Promise<SearchHit[]>
   /** The clock of the Trash (tests move it on). */
   now(): number
-  /** Whether bulk writers hold their next chunk for the checkpoint thread (holdForCheckpoint). */
+  /** The checkpoint thread's request that bulk writers hold their next chunk (holdForCheckpoint). */
   holdWriters: WriterHold
 }
 

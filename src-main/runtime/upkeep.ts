@@ -28,7 +28,7 @@ export interface UpkeepOptions {
   workerScript: string | null
   /** Deletes what has been 30 days in the Trash. */
   purgeTrash: () => void
-  /** Whether bulk writers hold their next chunk for the checkpoint thread (holdForCheckpoint). */
+  /** The checkpoint thread's request that bulk writers hold their next chunk (holdForCheckpoint). */
   holdWriters: WriterHold
   log: (message: string) => void
   checkDelayMs?: number

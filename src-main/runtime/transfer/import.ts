@@ -70,7 +70,7 @@ export interface ImportOptions {
   defaults: { model: string; security: SecurityMode; plugins: string[] }
   models: Map<string, Model>
   now: number
-  /** Whether to hold the next chunk for the checkpoint thread (holdForCheckpoint). */
+  /** The checkpoint thread's request to hold the next chunk (holdForCheckpoint). */
   holdWriters?: WriterHold
   /** After each chunk written: messages written so far, of all the file's. */
   onProgress?: (done: number, total: number) => void
