@@ -15,10 +15,11 @@ export const ERASE_BUDGET_MS = 10
  * pages a second. Back to back (one event-loop turn apart) the checkpoint thread never found a
  * moment without a writer to restart the log, so it reached the store's backstop and a chunk's
  * commit copied it back on the event loop (82 ms); each chunk now also holds while the thread
- * asks (holdForCheckpoint). 5 ms apart, with that hold, a commit still took 55-90 ms in 5 runs
- * of 14, the log far below the backstop and no restart near it: most likely the disk, busy with
- * the thread's copying, at the commit's write. 20 ms apart, in none of 6 (longest stall 17-24 ms,
- * the erase of 100,000 messages 2.9-3.4 s, `npm run bench -- --only=transfer`).
+ * asks (holdForCheckpoint). 5 ms apart, with that hold, a chunk's commit still took 65-80 ms in
+ * 8 runs of 23 (longest stall 78-95 ms), the log far below the backstop and no restart near it:
+ * most likely the disk, busy with the thread's copying, at the commit's write. 20 ms apart, in
+ * none of 8 (longest stall 13-31 ms, the erase of 100,000 messages 2.6-3.4 s, `npm run bench --
+ * [--full] --only=transfer`).
  */
 export const ERASE_PAUSE_MS = 20
 
