@@ -76,6 +76,10 @@ export class SessionRegistry {
   /** A session appeared (created, forked): lists learn its info without refetching. */
   private added(core: SessionCore): void {
     this.deps.infoChanged({ variant: 'session', session_id: core.id, info: core.info() })
+    this.listChanged()
+  }
+
+  private listChanged(): void {
     for (const l of [...this.changeListeners]) l()
   }
 
@@ -169,32 +173,35 @@ export class SessionRegistry {
   private async remove(session_id: string, { erase = true } = {}): Promise<{ removed: true }> {
     const s = this.core(session_id)
     s.row()
-    // Stop what runs, commit the removal, and only then tell anyone: a removal that cannot be
-    // written leaves the session as it was (its turn stopped), announced nowhere.
-    await s.stop()
-    this.base.store.removeSession(session_id)
-    await s.shutdown('removed')
-    this.live.delete(session_id)
-    this.deps.contexts.forget(session_id)
-    for (const l of [...this.changeListeners]) l()
+    await this.retire(s, () => this.base.store.removeSession(session_id))
     // Gone for everyone already; its rows follow.
     const erased = this.eraser.erase()
     if (erase) await erased
     return { removed: true }
   }
 
-  /** Moves a chat to the Trash: its turn stopped first, then one write, then the news. */
+  /** Moves a chat to the Trash (gone from every list and subscriber; restore() brings it back). */
   private async trash(session_id: string): Promise<{ trashed: true; delete_at: number }> {
-    const s = this.core(session_id)
-    await s.stop()
-    const at = this.base.now()
-    this.base.store.trashSession(session_id, at)
-    // To every list and subscriber it is gone (as a removal); restore() brings it back.
-    await s.shutdown('removed')
-    this.live.delete(session_id)
-    this.deps.contexts.forget(session_id)
-    for (const l of [...this.changeListeners]) l()
+    const at = await this.retire(this.core(session_id), () => {
+      const now = this.base.now()
+      this.base.store.trashSession(session_id, now)
+      return now
+    })
     return { trashed: true, delete_at: at + TRASH_KEEP_MS }
+  }
+
+  /**
+   * A session leaves (removed, trashed): stop what runs, commit `write`, and only then tell
+   * anyone. A write that fails leaves the session as it was (its turn stopped), announced nowhere.
+   */
+  private async retire<T>(s: SessionCore, write: () => T): Promise<T> {
+    await s.stop()
+    const written = write()
+    await s.shutdown('removed')
+    this.live.delete(s.id)
+    this.deps.contexts.forget(s.id)
+    this.listChanged()
+    return written
   }
 
   private restore(session_id: string): Session {
@@ -255,7 +262,7 @@ export class SessionRegistry {
     if (this.closed) return 0
     const removed = purgeTrash(this.base.store, this.base.now(), this.base.log)
     if (removed > 0) {
-      for (const l of [...this.changeListeners]) l()
+      this.listChanged()
       void this.eraser.erase()
     }
     return removed
@@ -279,7 +286,7 @@ export class SessionRegistry {
       store.removeSession(r.session_id)
       removed++
     }
-    if (removed > 0) for (const l of [...this.changeListeners]) l()
+    if (removed > 0) this.listChanged()
     // Answered at once (the Trash shows empty): a long chat's rows take seconds to erase.
     void this.eraser.erase()
     return { removed }
