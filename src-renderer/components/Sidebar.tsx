@@ -2,7 +2,7 @@
  * data flow, as in Transcript.tsx; re-renders are requested through `measured`. */
 import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
 import { flushSync } from 'react-dom'
-import { computeOffsets, visibleRange } from '../lib/virtual'
+import { computeOffsets, sameKeys, visibleRange, type LastKeys } from '../lib/virtual'
 import { sessionTree, type TreeNode } from '../state/tree'
 import { useActions, useApp } from '../state/hooks'
 import { ArchiveSection } from './ArchiveSection'
@@ -80,7 +80,10 @@ function SessionList({ tree, openId }: { tree: TreeNode[]; openId: string | null
   const [heights] = useState(() => new Map<string, number>())
   const [measured, setMeasured] = useState(0)
   const [view, setView] = useState({ top: 0, height: 800 })
-  const keys = useMemo(() => tree.map((n) => n.info.session_id), [tree])
+  // The last keys, kept while the rows' order holds (sameKeys): most list changes are one row's
+  // info, and the offsets below are then not computed again.
+  const [last] = useState<LastKeys<TreeNode>>(() => ({ items: [], keys: [] }))
+  const keys = useMemo(() => sameKeys(tree, (n) => n.info.session_id, last), [tree, last])
   const offsets = useMemo(
     () => computeOffsets(keys, heights, ROW_ESTIMATE),
     // `measured` changes whenever a height does (the map is mutated in place).

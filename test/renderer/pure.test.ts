@@ -10,7 +10,7 @@ import {
 import { highlight } from '../../src-renderer/lib/highlight'
 import { checkpointLabel, describeChange } from '../../src-renderer/lib/history'
 import { matchShortcut } from '../../src-renderer/lib/shortcuts'
-import { computeOffsets, indexAt, visibleRange } from '../../src-renderer/lib/virtual'
+import { computeOffsets, indexAt, sameKeys, visibleRange } from '../../src-renderer/lib/virtual'
 import { coalesceDeltas, followArchive, upsertSession, type ChatState } from '../../src-renderer/state/chat'
 import { appendDelta, extendsText, joinDeltas } from '../../src-shared/delta'
 import { flattenTree, neighbour, sessionTree, type TreeNode } from '../../src-renderer/state/tree'
@@ -270,6 +270,24 @@ describe('virtual list arithmetic', () => {
       0,
     )
     expect(visibleRange(zero, 0, 0, 0)).toEqual({ start: 0, end: 2 })
+  })
+
+  it('keeps the last keys while the order holds, and gives new ones when it does not', () => {
+    const id = (r: { id: string }) => r.id
+    const [a, b, c] = [{ id: 'a' }, { id: 'b' }, { id: 'c' }]
+    const last = { items: [a, b, c], keys: ['a', 'b', 'c'] }
+    const keys = last.keys
+    // The same rows, and a row's info changed in place (a new object, the same key): the same keys.
+    expect(sameKeys([a, b, c], id, last)).toBe(keys)
+    expect(sameKeys([a, { id: 'b' }, c], id, last)).toBe(keys)
+    // A row moved to the top, one added, one removed: new keys, in the new order.
+    expect(sameKeys([c, a, b], id, last)).toEqual(['c', 'a', 'b'])
+    expect(sameKeys([c, a, b, { id: 'd' }], id, last)).toEqual(['c', 'a', 'b', 'd'])
+    expect(sameKeys([c, b], id, last)).toEqual(['c', 'b'])
+    expect(last.items).toEqual([c, b])
+    // A row replaced by another (a new object, another key) at the same place.
+    expect(sameKeys([c, { id: 'e' }], id, last)).toEqual(['c', 'e'])
+    expect(sameKeys([], id, { items: [], keys: [] })).toEqual([])
   })
 })
 
