@@ -22,6 +22,17 @@ const leafOf = (info: SessionInfo): TreeNode => {
   return leaf
 }
 
+/**
+ * The node last built for a session with forks (or a fork), kept while it and everything under
+ * it are the same rows: a family's memoised rows then do not render again when another chat
+ * changes. Built afresh at every change of any chat, two 20-deep fork chains at the top of the
+ * sidebar rendered their 42 rows again at every turn of every chat.
+ */
+const families = new WeakMap<SessionInfo, TreeNode>()
+
+const sameNodes = (a: readonly TreeNode[], b: readonly TreeNode[]) =>
+  a.length === b.length && a.every((n, i) => n === b[i])
+
 /** The last list of roots only and its nodes (leaves, one per row, in the same order). */
 let lastLeaves: { sessions: SessionInfo[]; nodes: TreeNode[] } | null = null
 
@@ -47,7 +58,7 @@ function leavesOf(sessions: SessionInfo[]): TreeNode[] {
 export function sessionTree(sessions: SessionInfo[]): TreeNode[] {
   // Most chats are neither forks nor forked: only the parents that forks name are looked up. A
   // list that changed in one session (a turn started or ended) then costs a pass, and every other
-  // row keeps its node, so its memoised row does not render again.
+  // row keeps its node, so its memoised row does not render again (a family too, see `families`).
   const listed = forkParents(sessions)
   if (listed.size === 0) return leavesOf(sessions)
   const kids = new Map<string, SessionInfo[]>()
@@ -68,7 +79,11 @@ export function sessionTree(sessions: SessionInfo[]): TreeNode[] {
     if (!mine && depth === 0) return leafOf(info)
     // `mine` is this call's own list: sorted in place.
     const children = (mine ?? []).sort((a, b) => a.created_at - b.created_at).map((c) => build(c, depth + 1))
-    return { info, depth, children }
+    const last = families.get(info)
+    if (last && last.depth === depth && sameNodes(last.children, children)) return last
+    const node = { info, depth, children }
+    families.set(info, node)
+    return node
   }
   return roots.map((r) => build(r, 0))
 }

@@ -84,10 +84,35 @@ describe('sessionTree', () => {
     const after = sessionTree([{ ...a, title: 'renamed' }, b, fork('b1', 'b', 2)])
     expect(after[0]).not.toBe(before[0])
     expect(after[0].info.title).toBe('renamed')
-    // b has forks: its node is rebuilt (its children may have changed), with the same shape.
+    // b has forks: its node is rebuilt (a new row under it), with the same shape.
     expect(after[1].children.map((n) => n.info.session_id)).toEqual(['b1'])
     const leaf = sessionTree([a, b])[1]
     expect(sessionTree([{ ...a, updated_at: 60 }, b])[1]).toBe(leaf)
+  })
+
+  it('keeps the nodes of a family whose rows did not change, and renews only the path to a changed one', () => {
+    const a = info('a', { updated_at: 50 })
+    const [b, b1, b2, b1x] = [
+      info('b', { updated_at: 40 }),
+      fork('b1', 'b', 2),
+      fork('b2', 'b', 3),
+      fork('b1x', 'b1', 4),
+    ]
+    const before = sessionTree([a, b, b1, b2, b1x])
+    // Another chat's turn (a new info object for it, a new list): the whole family is the same.
+    const other = sessionTree([{ ...a, state: 'running' }, b, b1, b2, b1x])
+    expect(other[1]).toBe(before[1])
+    // A fork deep in it changed: new nodes from the root down to it, its siblings kept.
+    const changed = sessionTree([a, b, b1, b2, { ...b1x, title: 'renamed' }])
+    expect(changed[1]).not.toBe(before[1])
+    expect(changed[1].children[0]).not.toBe(before[1].children[0])
+    expect(changed[1].children[0].children[0].info.title).toBe('renamed')
+    expect(changed[1].children[1]).toBe(before[1].children[1])
+    // A new fork in the family: its parent's node is new, with the new row in order.
+    const grown = sessionTree([a, b, b1, b2, b1x, fork('b3', 'b', 5)])
+    expect(grown[1]).not.toBe(before[1])
+    expect(grown[1].children.map((n) => n.info.session_id)).toEqual(['b1', 'b2', 'b3'])
+    expect(grown[1].children[1]).toBe(before[1].children[1])
   })
 
   it('steps to the next and previous session, wrapping around', () => {
