@@ -3,7 +3,12 @@ import { existsSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { seedMessage } from '../../src-main/bench/seed'
-import { HOLD_MAX_MS, holdForCheckpoint, nextLookMs } from '../../src-main/store/checkpoint-pace'
+import {
+  HOLD_MAX_MS,
+  holdForCheckpoint,
+  nextLookMs,
+  type WriterHold,
+} from '../../src-main/store/checkpoint-pace'
 import { checkpointThread } from '../../src-main/store/search-client'
 import { BACKSTOP_PAGES } from '../../src-main/store/sqlite'
 import { sqliteRuntime, tempDir } from './helpers'
@@ -38,6 +43,36 @@ const until = async (test: () => boolean, ms = 5000) => {
     if (Date.now() > end) throw new Error('timed out')
     await new Promise((r) => setTimeout(r, 10))
   }
+}
+
+/**
+ * A bulk writer as the host's (an import, erasing, indexing): chunks of 20 pages, each taking
+ * `slowMs` longer to commit, `pauseMs` apart (one event-loop turn when 0), holding while the
+ * checkpoint thread asks, for `ms`. Answers the pages it wrote and how long it held.
+ */
+async function bulkWriter(
+  db: Database.Database,
+  writers: WriterHold,
+  { ms, slowMs = 0, pauseMs = 0 }: { ms: number; slowMs?: number; pauseMs?: number },
+): Promise<{ pages: number; held: number }> {
+  const insert = db.prepare('INSERT INTO t (v) VALUES (?)')
+  let pages = 0
+  let held = 0
+  const end = performance.now() + ms
+  while (performance.now() < end) {
+    db.transaction(() => {
+      for (let i = 0; i < 20; i++) insert.run('x'.repeat(3000))
+      const slow = performance.now() + slowMs
+      while (performance.now() < slow);
+    })()
+    pages += 20
+    if (pauseMs) await new Promise((r) => setTimeout(r, pauseMs))
+    else await new Promise((r) => setImmediate(() => setImmediate(r)))
+    const at = performance.now()
+    await holdForCheckpoint(writers)
+    held += performance.now() - at
+  }
+  return { pages, held }
 }
 
 describe('the checkpoint thread', () => {
@@ -107,17 +142,7 @@ describe('the checkpoint thread', () => {
     const { path, db, auto, setAuto } = database()
     const thread = checkpointThread(path, WORKER, setAuto, () => {}, 20, 200)
     await until(() => auto() === 0)
-    const insert = db.prepare('INSERT INTO t (v) VALUES (?)')
-    let pages = 0
-    const end = Date.now() + 2000
-    while (Date.now() < end) {
-      db.transaction(() => {
-        for (let i = 0; i < 20; i++) insert.run('x'.repeat(3000))
-      })()
-      pages += 20
-      await new Promise((r) => setImmediate(() => setImmediate(r)))
-      await holdForCheckpoint(thread.writers)
-    }
+    const { pages } = await bulkWriter(db, thread.writers, { ms: 2000 })
     await thread.close()
     expect(thread.restarts()).toBeGreaterThan(20)
     expect(statSync(`${path}-wal`).size / 4096).toBeLessThan(pages / 4)
@@ -133,28 +158,12 @@ describe('the checkpoint thread', () => {
     const { path, db, auto, setAuto } = database()
     const thread = checkpointThread(path, WORKER, setAuto, () => {}, 20, 200)
     await until(() => auto() === 0)
-    const insert = db.prepare('INSERT INTO t (v) VALUES (?)')
-    let pages = 0
-    const chunk = (slowMs: number) => {
-      db.transaction(() => {
-        for (let i = 0; i < 20; i++) insert.run('x'.repeat(3000))
-        const end = performance.now() + slowMs
-        while (performance.now() < end);
-      })()
-      pages += 20
-    }
-    const writer = async (slowMs: number, pauseMs: number, end: number) => {
-      while (Date.now() < end) {
-        chunk(slowMs)
-        if (pauseMs) await new Promise((r) => setTimeout(r, pauseMs))
-        else await new Promise((r) => setImmediate(() => setImmediate(r)))
-        await holdForCheckpoint(thread.writers)
-      }
-    }
-    const end = Date.now() + 2000
-    await Promise.all([writer(0, 0, end), writer(30, 20, end)])
+    const [short, long] = await Promise.all([
+      bulkWriter(db, thread.writers, { ms: 2000 }),
+      bulkWriter(db, thread.writers, { ms: 2000, slowMs: 30, pauseMs: 20 }),
+    ])
     await thread.close()
-    expect(statSync(`${path}-wal`).size / 4096).toBeLessThan(pages / 12)
+    expect(statSync(`${path}-wal`).size / 4096).toBeLessThan((short.pages + long.pages) / 12)
   })
 
   it('does not hold a bulk writer for long while a reader keeps an old snapshot (no restart can succeed then)', async () => {
@@ -169,18 +178,8 @@ describe('the checkpoint thread', () => {
     await until(() => auto() === 0)
     reader.exec('BEGIN')
     reader.prepare('SELECT count(*) FROM t').get()
-    const insert = db.prepare('INSERT INTO t (v) VALUES (?)')
-    let held = 0
     const started = performance.now()
-    while (performance.now() - started < 1500) {
-      db.transaction(() => {
-        for (let i = 0; i < 20; i++) insert.run('x'.repeat(3000))
-      })()
-      await new Promise((r) => setImmediate(() => setImmediate(r)))
-      const at = performance.now()
-      await holdForCheckpoint(thread.writers)
-      held += performance.now() - at
-    }
+    const { held } = await bulkWriter(db, thread.writers, { ms: 1500 })
     const total = performance.now() - started
     reader.exec('COMMIT')
     await thread.close()
