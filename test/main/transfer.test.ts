@@ -196,6 +196,28 @@ describe('Export and import', () => {
     expect(md.text).toContain('## Forks\n\n- Trip to Porto instead (from message 3)')
   })
 
+  it('an export in parts of any size is the same file, cut only between whole characters', async () => {
+    let clock = 1_750_000_000_000
+    const rt = sqliteRuntime({ now: () => clock++ })
+    const { root } = await chatWithForks(rt)
+    expect((await (await root.prompt({ query: 'emoji 🚋🚋🚋 and more' })).finished).success).toBe(true)
+    for (const format of ['json', 'markdown'] as const) {
+      const at = clock
+      const whole = (await rt.sessions.export(root.session_id, { format })).text
+      for (const size of [1, 2, 7, 1000, whole.length, whole.length + 1]) {
+        clock = at
+        const { parts, chars } = await rt.exportParts(root.session_id, format, size)
+        expect(parts.join('')).toBe(whole)
+        expect(chars).toBe(whole.length)
+        expect(parts.every((p) => p.length >= 1 && p.length <= size)).toBe(true)
+        // Only the last part is short, but where a cut would split a pair of surrogates.
+        const short = parts.slice(0, -1).filter((p) => p.length < size)
+        for (const p of short) expect(p.length).toBe(size - 1)
+        if (size > 1) expect(parts.some((p) => /^[\udc00-\udfff]/.test(p))).toBe(false)
+      }
+    }
+  })
+
   it('exports a fork with the history it inherited, as a chat of its own', async () => {
     const rt = sqliteRuntime()
     const { fork } = await chatWithForks(rt)

@@ -79,16 +79,21 @@ export function fileName(title: string, ext: string): string {
 }
 
 /**
- * The chat and the tree of forks below it as the file's JSON, in small pieces, one message a line,
- * written a thousand at a time between turns of the event loop (the whole file in one
+ * The chat and the tree of forks below it as the file's JSON, into `out` in small pieces (a
+ * message a line), written a thousand at a time between turns of the event loop (the whole file in one
  * JSON.stringify stopped the app for as long as it took). Renumbered: the chat's visible history
  * becomes seqs 1..n, and each fork's own messages continue from its fork point in its parent's
  * numbering. A session's rows are read, then each is let go as its line is written: the rows,
  * the file as objects and its text were all held at once before (a 54 MB export grew the host's
  * heap by 269 MB).
  */
-async function filePieces(store: Store, root: SessionRow, now: number, app?: string): Promise<string[]> {
-  const out: string[] = []
+async function filePieces(
+  store: Store,
+  root: SessionRow,
+  now: number,
+  out: { push(piece: string): void },
+  app?: string,
+): Promise<void> {
   const head = {
     format: CHAT_FILE_FORMAT,
     version: CHAT_FILE_VERSION,
@@ -139,34 +144,40 @@ async function filePieces(store: Store, root: SessionRow, now: number, app?: str
   }
   await visit(root, null)
   out.push('\n ]\n}\n')
-  return out
 }
 
 /**
- * Small pieces gathered into parts of at most `size` characters, a part per turn of the event
- * loop (joining a 30 MB file at once held it for tens of milliseconds).
+ * Small pieces joined into parts of at most `size` characters as they come. Each piece lives only
+ * until its part is joined: held until the whole file was written (100,000 pieces of a 54 MB
+ * export), they outlived the young generation, so every scavenge on the way copied megabytes of
+ * them (a pause of 25 ms in the host, with the mark-compacts of an old space they then filled).
  */
-async function gather(pieces: string[], size: number): Promise<string[]> {
-  const parts: string[] = []
-  let run: string[] = []
-  let length = 0
-  for (let i = 0; i < pieces.length; i++) {
-    const piece = pieces[i]!
-    // Taken: the pieces go as the parts grow, so the file is not held twice over.
-    pieces[i] = ''
-    run.push(piece)
-    length += piece.length
-    if (length < size) continue
+class Parts {
+  readonly parts: string[] = []
+  private run: string[] = []
+  private length = 0
+
+  constructor(private readonly size: number) {}
+
+  push(piece: string): void {
+    this.run.push(piece)
+    this.length += piece.length
+    if (this.length < this.size) return
     // Whole parts out; what is left over begins the next one.
-    const cut = cutText(run.join(''), size)
-    const rest = cut.at(-1)!.length < size ? cut.pop()! : ''
-    parts.push(...cut)
-    run = rest ? [rest] : []
-    length = rest.length
-    await breathe()
+    const cut = cutText(this.run.join(''), this.size)
+    const rest = cut.at(-1)!.length < this.size ? cut.pop()! : ''
+    this.parts.push(...cut)
+    this.run = rest ? [rest] : []
+    this.length = rest.length
   }
-  if (length) parts.push(run.join(''))
-  return parts
+
+  /** The last part, and every part. */
+  end(): string[] {
+    if (this.length) this.parts.push(this.run.join(''))
+    this.run = []
+    this.length = 0
+    return this.parts
+  }
 }
 
 /** The chat as a file to download: Markdown to read, or JSON (with its forks) to import back. */
@@ -192,30 +203,33 @@ export async function exportChatParts(
   now: number,
   size: number,
 ): Promise<Omit<ChatExportResult, 'text' | 'parts'> & { parts: string[]; chars: number }> {
-  const { pieces, ...file } = await exportPieces(store, session_id, format, now)
-  const parts = await gather(pieces, size)
-  return { ...file, parts, chars: parts.reduce((n, p) => n + p.length, 0) }
+  const parts = new Parts(size)
+  const file = await exportInto(parts, store, session_id, format, now)
+  return { ...file, parts: parts.end(), chars: parts.parts.reduce((n, p) => n + p.length, 0) }
 }
 
-async function exportPieces(
+/** Writes the file into `out`; answers what it is. */
+async function exportInto(
+  out: Parts,
   store: Store,
   session_id: string,
   format: ExportFormat,
   now: number,
-): Promise<Omit<ChatExportResult, 'text' | 'parts'> & { pieces: string[] }> {
+): Promise<Omit<ChatExportResult, 'text' | 'parts'>> {
   const row = store.getSession(session_id)!
-  if (format === 'json')
-    return {
-      format,
-      filename: fileName(row.title, 'json'),
-      mime_type: 'application/json',
-      pieces: await filePieces(store, row, now, 'Arbor'),
-    }
-  const messages = await lineageMessages(store, session_id)
-  return {
-    format,
-    filename: fileName(row.title, 'md'),
-    mime_type: 'text/markdown',
-    pieces: await chatMarkdown(row, messages, store.forksOf(session_id), now),
+  if (format === 'json') {
+    await filePieces(store, row, now, out, 'Arbor')
+    return { format, filename: fileName(row.title, 'json'), mime_type: 'application/json' }
   }
+  const messages = await lineageMessages(store, session_id)
+  const pieces = await chatMarkdown(row, messages, store.forksOf(session_id), now)
+  for (let i = 0; i < pieces.length; i++) {
+    const had = out.parts.length
+    out.push(pieces[i]!)
+    // Taken: the pieces go as the parts grow, so the file is not held twice over; a part per
+    // turn of the event loop (joining a 30 MB file at once held it for tens of milliseconds).
+    pieces[i] = ''
+    if (out.parts.length > had) await breathe()
+  }
+  return { format, filename: fileName(row.title, 'md'), mime_type: 'text/markdown' }
 }
