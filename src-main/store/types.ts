@@ -226,6 +226,13 @@ export interface SessionStore {
   forkSession(req: ForkRequest): SessionRow
 }
 
+/** A range of a session's visible lineage, read forward. */
+export interface ForwardRange {
+  after_seq: number
+  upto_seq: number
+  limit: number
+}
+
 /** The message history of each session, read across its fork lineage, and full-text search. */
 export interface MessageLog {
   /** Appends a message at seq = last_seq + 1 of its session and counts it. */
@@ -244,6 +251,13 @@ export interface MessageLog {
   turnMessages(session_id: string, turn_id: string, within: number): SessionMessage[]
   /** Oldest first, from `from_seq` (inclusive), across the fork lineage: the model context. */
   contextMessages(session_id: string, from_seq: number): SessionMessage[]
+  /**
+   * Oldest first, above `after_seq` and up to `upto_seq`, across the fork lineage, at most
+   * `limit`: a long history read forward a page at a time (an export).
+   */
+  readMessages(session_id: string, opts: ForwardRange): SessionMessage[]
+  /** The seqs of the messages readMessages reads, without reading the messages. */
+  messageSeqs(session_id: string, opts: ForwardRange): number[]
   search(query: string, limit: number): SearchHit[]
   /**
    * Indexes up to `max` rows of the full-text backlog (messages written before the index was

@@ -61,10 +61,36 @@ describe('pages across deep fork chains', () => {
       } while (cursor)
       return ids
     }
+    /** Read forward (an export's readMessages and messageSeqs), from `after` to the end. */
+    const forward = (s: Session, limit: number, after = 0) => {
+      const ids: string[] = []
+      const seqs: number[] = []
+      const upto = rt.store.getSession(s.session_id)!.last_seq
+      for (let from = after; ; ) {
+        const page = rt.store.readMessages(s.session_id, { after_seq: from, upto_seq: upto, limit })
+        const pageSeqs = rt.store.messageSeqs(s.session_id, { after_seq: from, upto_seq: upto, limit })
+        expect(pageSeqs).toEqual(page.map((m) => m.seq))
+        ids.push(...page.map((m) => m.message_id))
+        seqs.push(...pageSeqs)
+        if (page.length < limit) return { ids, seqs }
+        from = page.at(-1)!.seq
+      }
+    }
     for (const s of chain) {
       const want = expected(s)
       expect(want.length).toBe((await s.get_info()).message_count)
-      for (const limit of [2, 7, 50, 200]) expect(await paged(s, limit)).toEqual(want)
+      for (const limit of [2, 7, 50, 200]) {
+        expect(await paged(s, limit)).toEqual(want)
+        expect(forward(s, limit).ids).toEqual(want)
+      }
+      // From the middle of the lineage, and below its end: the rows between, in order.
+      const all = forward(s, 1_000)
+      const mid = all.seqs[Math.floor(all.seqs.length / 2)]!
+      const upto = all.seqs.at(-2)!
+      const part = rt.store.readMessages(s.session_id, { after_seq: mid, upto_seq: upto, limit: 1_000 })
+      expect(part.map((m) => m.message_id)).toEqual(
+        all.ids.filter((_, i) => all.seqs[i]! > mid && all.seqs[i]! <= upto),
+      )
     }
 
     // A parent's message changed (as only its running turn does): its forks see the change.

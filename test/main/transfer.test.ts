@@ -109,7 +109,7 @@ describe('Export and import', () => {
   it("exports a fork's own messages only: what it inherits is read once, for its parent", async () => {
     let pages = 0
     const rt = sqliteRuntime({
-      wrapStore: beforeCall('listMessages', () => pages++),
+      wrapStore: beforeCall('readMessages', () => pages++),
     })
     const long = await rt.sessions.create({ title: 'Forked often' })
     writeMessages(rt, long.session_id, 3_000, 'often', (i) => `message ${i}`)
@@ -124,7 +124,8 @@ describe('Export and import', () => {
       [3_000, 0],
       [3_000, 0],
     ])
-    // 3,000 messages are 7 pages of 500 (the last one empty); each fork's first page ends its own.
+    // 3,000 messages are 7 pages of 500, read forward (the last one empty); each fork's first
+    // page ends its own.
     expect(pages).toBeLessThanOrEqual(7 + 3)
   })
 
@@ -249,6 +250,35 @@ describe('Export and import', () => {
     expect((await allMessages(copy!)).map(textOf)).toEqual(visible.map(textOf))
     expect((await allMessages(copyFork!)).map(textOf)).toEqual((await allMessages(fork)).map(textOf))
     expect(sessions[1]!.parent?.fork_seq).toBe(2)
+  })
+
+  it('exports the chat as it was when the export began; a chat cleared meanwhile is refused, to export again', async () => {
+    let during: (() => void) | null = null
+    let pages = 0
+    const rt = sqliteRuntime({
+      wrapStore: beforeCall('readMessages', () => {
+        if (++pages === 2) during?.()
+      }),
+    })
+    const long = await rt.sessions.create({ title: 'Long' })
+    writeMessages(rt, long.session_id, 1_200, 'before', (i) => `message ${i}`)
+    // Messages added while it is read (after its first page) are not in the file.
+    during = () => writeMessages(rt, long.session_id, 10, 'meanwhile', (i) => `late ${i}`)
+    const file = JSON.parse((await rt.sessions.export(long.session_id, { format: 'json' })).text) as {
+      sessions: Array<{ messages: Array<{ seq: number; parts: Array<{ text: string }> }> }>
+    }
+    const messages = file.sessions[0]!.messages
+    expect(messages.map((m) => m.seq)).toEqual(Array.from({ length: 1_200 }, (_, i) => i + 1))
+    expect(messages.at(-1)!.parts[0]!.text).toBe('message 1199')
+    expect((await rt.sessions.export(long.session_id, { format: 'markdown' })).text).toContain('late 9')
+
+    // Cleared after its first page: what it numbered is no longer there to write.
+    pages = 0
+    during = () => void rt.sessions.clear_messages(long.session_id)
+    await expect(rt.sessions.export(long.session_id, { format: 'json' })).rejects.toMatchObject({
+      code: 'conflict',
+      message: expect.stringContaining('Export it again') as unknown,
+    })
   })
 
   it('refuses a file that is not an export, a newer one or a damaged one, and writes nothing', async () => {

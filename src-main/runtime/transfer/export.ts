@@ -1,3 +1,4 @@
+import { ArborError } from '../../../src-shared/errors'
 import type { ChatExportResult, ExportFormat, SessionMessage } from '../../../src-shared/types'
 import type { SessionRow, Store } from '../../store'
 import { CHAT_FILE_FORMAT, CHAT_FILE_VERSION, type ChatFileSession } from './format'
@@ -5,28 +6,59 @@ import { cutText } from '../../../src-shared/cut-text'
 import { breathe } from './breathe'
 import { chatMarkdown } from './markdown'
 
+/** Messages an export reads (and writes out) per turn of the event loop, and seqs it reads. */
+const PAGE = 500
+const SEQ_PAGE = 10_000
+
 /**
- * Every visible message of a session's lineage above seq `after` (all of them by default), oldest
- * first, read a page at a time (a chat may be long). Pages are read by seq from the newest down,
- * so messages added meanwhile are not in it.
+ * A session's visible lineage above seq `after`, oldest first, a page per turn of the event loop
+ * (a chat may be long), up to its last message when the export began: what is added meanwhile is
+ * not in it. Each page can go once it is written out. Read whole first (newest first, then
+ * reversed), 100,000 messages outlived the young generation: the scavenges that copied them, and
+ * the mark-compacts of the old space they filled, held the event loop for 25-45 ms.
  */
-export async function lineageMessages(
+async function* lineagePages(
   store: Store,
-  session_id: string,
-  after = 0,
-): Promise<SessionMessage[]> {
-  const pages: SessionMessage[][] = []
-  let before: number | undefined
+  row: SessionRow,
+  after: number,
+): AsyncGenerator<SessionMessage[], void, undefined> {
   for (;;) {
-    const page = store.listMessages(session_id, { ...(before ? { before_seq: before } : {}), limit: 500 })
-    const wanted = page.filter((m) => m.seq > after)
-    if (wanted.length > 0) pages.push(wanted)
-    if (wanted.length < 500) break
-    before = page[page.length - 1]!.seq
+    const page = store.readMessages(row.session_id, { after_seq: after, upto_seq: row.last_seq, limit: PAGE })
+    if (page.length > 0) yield page
+    if (page.length < PAGE) return
+    after = page[page.length - 1]!.seq
     await breathe()
   }
-  return pages.flat().reverse()
 }
+
+/** The seqs of the messages lineagePages reads, ahead of them (a file numbers them first). */
+async function lineageSeqs(store: Store, row: SessionRow, after: number): Promise<number[]> {
+  const seqs: number[] = []
+  for (;;) {
+    const page = store.messageSeqs(row.session_id, {
+      after_seq: after,
+      upto_seq: row.last_seq,
+      limit: SEQ_PAGE,
+    })
+    for (const seq of page) seqs.push(seq)
+    if (page.length < SEQ_PAGE) return seqs
+    after = page[page.length - 1]!
+    await breathe()
+  }
+}
+
+/** Every visible message of a session's lineage (as lineagePages reads it), oldest first. */
+export async function lineageMessages(store: Store, row: SessionRow): Promise<SessionMessage[]> {
+  const out: SessionMessage[] = []
+  for await (const page of lineagePages(store, row, 0)) for (const m of page) out.push(m)
+  return out
+}
+
+const changed = () =>
+  new ArborError(
+    'conflict',
+    'The chat changed while it was exported (messages were removed or cleared meanwhile). Export it again.',
+  )
 
 /** How many of a lineage's seqs (ascending) are below `seq`: a binary search. */
 function countBelow(lineage: number[], seq: number): number {
@@ -80,12 +112,12 @@ export function fileName(title: string, ext: string): string {
 
 /**
  * The chat and the tree of forks below it as the file's JSON, into `out` in small pieces (a
- * message a line), written a thousand at a time between turns of the event loop (the whole file in one
- * JSON.stringify stopped the app for as long as it took). Renumbered: the chat's visible history
- * becomes seqs 1..n, and each fork's own messages continue from its fork point in its parent's
- * numbering. A session's rows are read, then each is let go as its line is written: the rows,
- * the file as objects and its text were all held at once before (a 54 MB export grew the host's
- * heap by 269 MB).
+ * message a line), a page of messages read and written out per turn of the event loop (the whole
+ * file in one JSON.stringify stopped the app for as long as it took). Renumbered: the chat's
+ * visible history becomes seqs 1..n, and each fork's own messages continue from its fork point in
+ * its parent's numbering, so a session's seqs are read ahead of its messages. The rows, the file
+ * as objects and its text were all held at once before (a 54 MB export grew the host's heap by
+ * 269 MB).
  */
 async function filePieces(
   store: Store,
@@ -106,20 +138,16 @@ async function filePieces(
   // Each exported session's lineage as database seqs, in file order (file seq = index + 1).
   const lineages = new Map<string, number[]>()
   let sessions = 0
-  let written = 0
   const visit = async (row: SessionRow, parent: SessionRow | null) => {
     // A turn of the event loop per session: a chat may have many forks of a long history.
     await breathe()
     // A fork's own messages only: what it inherits is its parent's, in the file already (reading
     // it again made exporting a chat with 15 forks of its 100,000 messages take 30 s, not 2).
-    const own: Array<SessionMessage | undefined> = await lineageMessages(
-      store,
-      row.session_id,
-      parent ? row.fork_seq : 0,
-    )
+    const after = parent ? row.fork_seq : 0
+    const seqs = await lineageSeqs(store, row, after)
     const above = parent ? lineages.get(parent.session_id)! : []
     const inherited = above.slice(0, countBelow(above, row.fork_seq + 1))
-    const lineage = [...inherited, ...own.map((m) => m!.seq)]
+    const lineage = [...inherited, ...seqs]
     lineages.set(row.session_id, lineage)
     const session: Omit<ChatFileSession, 'messages'> = {
       session_id: row.session_id,
@@ -134,11 +162,14 @@ async function filePieces(
     }
     const open = JSON.stringify({ ...session, messages: [] })
     out.push(`${sessions++ ? ',\n' : ''}  ${open.slice(0, -3)}[\n`)
-    for (let k = 0; k < own.length; k++) {
-      out.push(`${k ? ',\n' : ''}   ${JSON.stringify(fileMessage(own[k]!, inherited.length + k + 1))}`)
-      own[k] = undefined
-      if (++written % 1000 === 0) await breathe()
-    }
+    let k = 0
+    for await (const page of lineagePages(store, row, after))
+      for (const m of page) {
+        if (m.seq !== seqs[k]) throw changed()
+        out.push(`${k ? ',\n' : ''}   ${JSON.stringify(fileMessage(m, inherited.length + k + 1))}`)
+        k++
+      }
+    if (k !== seqs.length) throw changed()
     out.push('\n  ]}')
     for (const child of store.forksOf(row.session_id)) await visit(child, row)
   }
@@ -221,7 +252,7 @@ async function exportInto(
     await filePieces(store, row, now, out, 'Arbor')
     return { format, filename: fileName(row.title, 'json'), mime_type: 'application/json' }
   }
-  const messages = await lineageMessages(store, session_id)
+  const messages = await lineageMessages(store, row)
   const pieces = await chatMarkdown(row, messages, store.forksOf(session_id), now)
   for (let i = 0; i < pieces.length; i++) {
     const had = out.parts.length

@@ -40,7 +40,12 @@ export function sqliteMessageLog(
         ORDER BY seq DESC LIMIT ?`),
     turnMessages: p(`SELECT * FROM messages WHERE session_id = ? AND seq > ? AND turn_id = ?
         ORDER BY seq DESC`),
-    rangeMessages: p('SELECT * FROM messages WHERE session_id = ? AND seq > ? AND seq <= ? ORDER BY seq ASC'),
+    rangeMessages: p(
+      'SELECT * FROM messages WHERE session_id = ? AND seq > ? AND seq <= ? ORDER BY seq ASC LIMIT ?',
+    ),
+    rangeSeqs: p(
+      'SELECT seq FROM messages WHERE session_id = ? AND seq > ? AND seq <= ? ORDER BY seq ASC LIMIT ?',
+    ).pluck(),
     ftsBacklog: p(`SELECT id, parts, status FROM messages WHERE id > ? AND id <= ? ORDER BY id ASC LIMIT ?`),
   }
 
@@ -114,6 +119,32 @@ export function sqliteMessageLog(
     if (id !== undefined) index(id, message.status, message.parts)
     lineage.forgetRows(message.session_id)
   })
+  /**
+   * A session's visible lineage oldest first, `after` < seq <= `upto`, at most `limit` rows of
+   * `range` (a statement over one segment: session, above, up to, limit; -1 is no limit).
+   */
+  const forward = (
+    session_id: string,
+    after: number,
+    upto: number,
+    limit: number,
+    range: { all(...params: unknown[]): unknown[] },
+  ): unknown[] => {
+    const session = historyRow(session_id)
+    if (!session) return []
+    const floor = Math.max(0, session.visible_from_seq - 1, after)
+    const out: unknown[] = []
+    for (const seg of [...lineage.segments(session_id)].reverse()) {
+      const want = limit - out.length
+      if (want <= 0) break
+      const lo = Math.max(seg.lo, floor)
+      const hi = Math.min(seg.hi, upto)
+      if (lo >= hi) continue
+      for (const r of range.all(seg.session_id, lo, hi, Number.isFinite(want) ? want : -1)) out.push(r)
+    }
+    return out
+  }
+
   return {
     insertMessage(message) {
       const kept = rows.peek(message.session_id)
@@ -193,16 +224,16 @@ export function sqliteMessageLog(
     },
 
     contextMessages(session_id, from_seq) {
-      const session = historyRow(session_id)
-      if (!session) return []
-      const floor = Math.max(0, session.visible_from_seq - 1, from_seq - 1)
-      const out: SessionMessage[] = []
-      for (const seg of [...lineage.segments(session_id)].reverse()) {
-        const lo = Math.max(seg.lo, floor)
-        if (lo >= seg.hi) continue
-        for (const r of stmts.rangeMessages.all(seg.session_id, lo, seg.hi) as Row[]) out.push(toMessage(r))
-      }
-      return out
+      const rows = forward(session_id, from_seq - 1, Number.MAX_SAFE_INTEGER, Infinity, stmts.rangeMessages)
+      return (rows as Row[]).map(toMessage)
+    },
+
+    readMessages(session_id, { after_seq, upto_seq, limit }) {
+      return (forward(session_id, after_seq, upto_seq, limit, stmts.rangeMessages) as Row[]).map(toMessage)
+    },
+
+    messageSeqs(session_id, { after_seq, upto_seq, limit }) {
+      return forward(session_id, after_seq, upto_seq, limit, stmts.rangeSeqs) as number[]
     },
 
     search: prepareSearch(db),
