@@ -183,6 +183,38 @@ describe('Export and import', () => {
     expect((await rt.sessions.list()).length).toBe(9)
   })
 
+  it('a fork of a fork, at a message its parent inherited, imports back at that message', async () => {
+    const rt = sqliteRuntime()
+    const root = await rt.sessions.create({ title: 'Deep' })
+    for (const query of ['one', 'two', 'three']) await (await root.prompt({ query })).finished
+    const rootMessages = await allMessages(root)
+    const fork = await root.fork({ message_id: rootMessages[3]!.message_id })
+    await (
+      await fork.prompt({ query: 'in the fork' })
+    ).finished
+    // At root's second message, which the fork inherited: two levels up from the grandchild.
+    const deep = await fork.fork({ message_id: rootMessages[1]!.message_id })
+    await (
+      await deep.prompt({ query: 'in the deep fork' })
+    ).finished
+
+    const file = await rt.sessions.export(root.session_id, { format: 'json' })
+    const other = sqliteRuntime()
+    const { sessions } = await other.sessions.import({ data: file.text })
+    expect(sessions.map((s) => s.session_id)).toEqual([root.session_id, fork.session_id, deep.session_id])
+    for (const s of [fork, deep]) {
+      const src = await tree(rt, s)
+      const dst = await tree(other, await other.sessions.get(s.session_id))
+      expect(dst.messages).toEqual(src.messages)
+      const { snapshot_id: _mine, ...where } = src.info.parent!
+      expect(dst.info.parent).toMatchObject(where)
+    }
+    expect((await deep.get_info()).parent).toMatchObject({
+      fork_seq: 2,
+      fork_message_id: rootMessages[1]!.message_id,
+    })
+  })
+
   it('a Markdown export is a readable transcript', async () => {
     const rt = sqliteRuntime()
     const { root } = await chatWithForks(rt)

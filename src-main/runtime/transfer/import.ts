@@ -120,7 +120,7 @@ async function importOne(
   store.beginImport(import_id, [...ids.values()], opts.now)
   try {
     // Each session's lineage as new message ids (file seq = index + 1), for fork points.
-    const lineages = new Map<string, string[]>()
+    const lineages = new Map<string, LineageIds>()
     // The chunk's rows, and its messages of the session being read, as the file has them: their
     // ids are checked when the session ends or the chunk is full (one query for them all: one per
     // message was a third of an import's time).
@@ -129,11 +129,11 @@ async function importOne(
     const total = counts.reduce((n, c) => n + c, 0)
     const check = messageCheck()
     let done = 0
-    const checkIds = (session_id: string, lineage: string[]) => {
+    const checkIds = (session_id: string, lineage: LineageIds) => {
       const taken = store.messageIdsTaken(unchecked.map((m) => m.message_id))
       for (const m of unchecked) {
         const message_id = taken.has(m.message_id) ? newId('msg') : m.message_id
-        lineage.push(message_id)
+        lineage.own.push(message_id)
         chunk.push(importedMessage(m, message_id, session_id))
       }
       unchecked = []
@@ -148,7 +148,7 @@ async function importOne(
     for (const [k, s] of file.sessions.entries()) {
       const session_id = ids.get(s.session_id)!
       const parentId = s.parent_session_id === null ? null : ids.get(s.parent_session_id)!
-      const lineage = parentId ? lineages.get(parentId)!.slice(0, s.fork_seq) : []
+      const lineage = new LineageIds(parentId ? lineages.get(parentId)! : null, s.fork_seq)
       let index = 0
       for await (const m of messages(k)) {
         check(s, index++, m)
@@ -183,6 +183,31 @@ async function write(store: Store, import_id: string, chunk: SessionMessage[]): 
   while (!store.importMessages(import_id, chunk)) await new Promise((resolve) => setTimeout(resolve, 5))
 }
 
+/**
+ * A session's message ids in file order (file seq = index + 1): its parent's up to its fork point,
+ * then its own. A fork reads its parent's, never copies them: a copy per fork made importing a
+ * chat of 100,000 messages with 16 forks hold the event loop 80 ms in one go, after its last chunk.
+ */
+class LineageIds {
+  readonly own: string[] = []
+
+  constructor(
+    readonly parent: LineageIds | null,
+    readonly from: number,
+  ) {}
+
+  at(index: number): string | undefined {
+    return idAt(this, index)
+  }
+}
+
+/** Up the forks (a loop: a file may nest forks deeper than a stack of calls goes). */
+function idAt(lineage: LineageIds, index: number): string | undefined {
+  let l = lineage
+  while (index < l.from && l.parent) l = l.parent
+  return l.own[index - l.from]
+}
+
 /** A file's message as the database keeps it, at the seq the file gives (a lineage counts from 1). */
 function importedMessage(m: ChatFileMessage, message_id: string, session_id: string): SessionMessage {
   return {
@@ -209,7 +234,7 @@ function createImported(
   s: ChatFile['sessions'][number],
   count: number,
   ids: Map<string, string>,
-  lineages: Map<string, string[]>,
+  lineages: Map<string, LineageIds>,
   opts: ImportOptions,
 ): SessionRow {
   const session_id = ids.get(s.session_id)!
@@ -254,7 +279,7 @@ function createImported(
       parent,
       child_session_id: session_id,
       fork_seq: s.fork_seq,
-      fork_message_id: s.fork_seq > 0 ? lineages.get(session_id)![s.fork_seq - 1]! : null,
+      fork_message_id: s.fork_seq > 0 ? lineages.get(session_id)!.at(s.fork_seq - 1)! : null,
       source_snapshot: source,
       operation_id: null,
       title: s.title,
