@@ -1,5 +1,5 @@
 import type { Store } from '../store'
-import { holdForCheckpoint, NO_HOLD, type WriterHold } from '../store/checkpoint-pace'
+import { holdForCheckpoint, NO_HOLD, whenFree, type WriterHold } from '../store/checkpoint-pace'
 
 /** Rows one transaction of erasing deletes at most. */
 export const ERASE_CHUNK = 2000
@@ -53,7 +53,10 @@ export function eraser(
     try {
       while (again && !stopped()) {
         again = false
-        while (!stopped() && store.eraseRemoved(ERASE_CHUNK, ERASE_BUDGET_MS) > 0) {
+        while (
+          !stopped() &&
+          (await whenFree(store, () => store.eraseRemoved(ERASE_CHUNK, ERASE_BUDGET_MS))) > 0
+        ) {
           await pause()
           await holdForCheckpoint(hold)
         }

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs'
 import type { SearchIndexProgress } from '../../src-shared/contract'
 import type { Store } from '../store'
 import { backupWith, listBackups, type BackupInfo } from '../store/backup'
-import { holdForCheckpoint, type WriterHold } from '../store/checkpoint-pace'
+import { holdForCheckpoint, RETRY_WRITE_MS, type WriterHold } from '../store/checkpoint-pace'
 import { backupOnThread, integrityCheck } from '../store/search-client'
 import { damageMessage } from '../store/sqlite/db'
 import { discardImport } from './transfer'
@@ -100,7 +100,10 @@ export function startUpkeep(o: UpkeepOptions): Upkeep {
       // At most 500 rows or ~5 ms per event-loop turn, whichever comes first (then a bounded merge
       // step and the commit: ~8 ms a chunk at the median, 12-18 ms at the 99th percentile here,
       // at 114,000 and at 1.1 M messages).
-      Object.assign(searchIndex, store.indexBacklog(500, 5))
+      const indexed = store.tryTransaction(() => store.indexBacklog(500, 5))
+      // The write lock is the checkpoint thread's (restarting the log): tried again shortly.
+      if (!indexed) return void setTimeout(indexStep, RETRY_WRITE_MS).unref()
+      Object.assign(searchIndex, indexed.value)
       const p = progress()
       if (indexListeners.size > 0 && (p.done || Date.now() - lastProgressAt >= 250)) {
         lastProgressAt = Date.now()

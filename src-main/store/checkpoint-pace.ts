@@ -56,3 +56,22 @@ export async function holdForCheckpoint(hold: WriterHold): Promise<void> {
     hold.holding(false)
   }
 }
+
+/** How long a bulk writer waits before it tries again a write the lock refused. */
+export const RETRY_WRITE_MS = 5
+
+/**
+ * Runs `fn` in one transaction once the write lock is free (store.tryTransaction), waiting for it
+ * on a timer, never in SQLite's busy handler on the event loop: for a bulk writer's writes that
+ * do not go through holdForCheckpoint's pauses (an import's first and last transactions).
+ */
+export async function whenFree<T>(
+  store: { tryTransaction<R>(fn: () => R): { value: R } | null },
+  fn: () => T,
+): Promise<T> {
+  for (;;) {
+    const done = store.tryTransaction(fn)
+    if (done) return done.value
+    await new Promise((resolve) => setTimeout(resolve, RETRY_WRITE_MS))
+  }
+}

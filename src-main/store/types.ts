@@ -344,6 +344,11 @@ export interface Store
   autoCheckpoint(on: boolean): void
   /** Runs `fn` in one transaction; a transaction inside another becomes a savepoint. */
   transaction<T>(fn: () => T): T
+  /**
+   * The same, but refused at once (null, nothing written) while another connection holds the
+   * write lock, instead of waiting for it on the event loop: for bulk writers (checkpoint-pace).
+   */
+  tryTransaction<T>(fn: () => T): { value: T } | null
   /** A consistent copy in the data folder's backups/ (online backup API); resolves with its name. */
   backup(reason: string): Promise<string>
 }

@@ -85,6 +85,44 @@ describe('erasing a removed chat', () => {
     await rt.sessions.create({ session_id: big.session_id })
   })
 
+  it('waits for a write lock held elsewhere on a timer, never on the event loop', async () => {
+    // Another connection (as the checkpoint thread restarting the log) takes the write lock just
+    // after the removal's own write, and lets go on a timer of this event loop: a chunk that
+    // waited for the lock in SQLite's busy handler would hold the loop, the timer would never
+    // run, and erasing would fail after the busy timeout.
+    const dataDir = tempDir()
+    const other = new Database(join(dataDir, 'arbor.db'))
+    let released = false
+    const logged: string[] = []
+    const rt = sqliteRuntime({
+      dataDir,
+      log: (m) => logged.push(m),
+      wrapStore: (raw) =>
+        new Proxy(raw, {
+          get(target, prop, receiver) {
+            const value = Reflect.get(target, prop, receiver) as unknown
+            if (prop !== 'removeSession' || typeof value !== 'function') return value
+            return (...args: unknown[]) => {
+              const out = (value as (...a: unknown[]) => unknown).apply(target, args)
+              other.prepare('BEGIN IMMEDIATE').run()
+              setTimeout(() => {
+                other.prepare('COMMIT').run()
+                released = true
+              }, 50)
+              return out
+            }
+          },
+        }),
+    })
+    const doomed = await rt.sessions.create({ title: 'Doomed' })
+    writeMessages(rt, doomed.session_id, 300, 'doomed', (i) => `message ${i}`)
+    await rt.sessions.remove(doomed.session_id)
+    other.close()
+    expect(released).toBe(true)
+    expect(logged).toEqual([])
+    expect(leftOf(dataDir, doomed.session_id)).toEqual(NONE)
+  })
+
   it('Clean archive answers once the chats are gone from every list; their rows are erased just after', async () => {
     const rt = sqliteRuntime()
     const big = await rt.sessions.create({ title: 'Archived and long' })

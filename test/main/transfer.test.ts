@@ -1,3 +1,5 @@
+import Database from 'better-sqlite3'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { Runtime, Session } from '../../src-main/runtime'
 import type { ImportProgress, SessionMessage } from '../../src-shared/types'
@@ -104,6 +106,36 @@ describe('Export and import', () => {
     expect(seen.every((p) => p.phase === 'writing' && p.total === 1_100)).toBe(true)
     // A chunk at a time (250 messages), the first before any is written.
     expect(seen.map((p) => p.done)).toEqual([0, 250, 500, 750, 1_000, 1_100])
+  })
+
+  it('an import waits for a write lock held elsewhere on a timer, never on the event loop, first and last', async () => {
+    // Another connection (as the checkpoint thread restarting the log) holds the write lock as
+    // the import begins, and again after its last chunk. It lets go on a timer of this event
+    // loop: an import that waited for the lock in SQLite's busy handler would hold the loop, the
+    // timer would never run, and the import would fail after the busy timeout.
+    const dataDir = tempDir()
+    const rt = sqliteRuntime({ dataDir })
+    const src = await rt.sessions.create({ title: 'Locked out' })
+    writeMessages(rt, src.session_id, 600, 'lock', (i) => `message ${i}`)
+    const data = (await rt.sessions.export(src.session_id, { format: 'json' })).text
+    const other = new Database(join(dataDir, 'arbor.db'))
+    const released: string[] = []
+    const holdLock = (why: string) => {
+      other.prepare('BEGIN IMMEDIATE').run()
+      setTimeout(() => {
+        other.prepare('COMMIT').run()
+        released.push(why)
+      }, 50)
+    }
+    holdLock('begin')
+    const { sessions } = await rt.sessions.import(
+      { data },
+      { onProgress: (p) => void (p.done === p.total && p.total > 0 && holdLock('end')) },
+    )
+    other.close()
+    expect(released).toEqual(['begin', 'end'])
+    const copy = await rt.sessions.get(sessions[0]!.session_id)
+    expect((await copy.get_info()).message_count).toBe(600)
   })
 
   it("exports a fork's own messages only: what it inherits is read once, for its parent", async () => {

@@ -2,7 +2,13 @@ import { ArborError } from '../../../src-shared/errors'
 import { newId } from '../../../src-shared/ids'
 import type { MessagePart, SecurityMode, SessionMessage } from '../../../src-shared/types'
 import { rootSessionRow, type SessionRow, type Store } from '../../store'
-import { holdForCheckpoint, NO_HOLD, type WriterHold } from '../../store/checkpoint-pace'
+import {
+  holdForCheckpoint,
+  NO_HOLD,
+  RETRY_WRITE_MS,
+  whenFree,
+  type WriterHold,
+} from '../../store/checkpoint-pace'
 import type { Model } from '../models/types'
 import { breathe } from './breathe'
 import type { ChatFile, ChatFileMessage } from './format'
@@ -117,7 +123,7 @@ async function importOne(
   for (const s of file.sessions)
     ids.set(s.session_id, store.sessionIdTaken(s.session_id) ? newId('ses') : s.session_id)
   const import_id = newId('imp')
-  store.beginImport(import_id, [...ids.values()], opts.now)
+  await whenFree(store, () => store.beginImport(import_id, [...ids.values()], opts.now))
   try {
     // Each session's lineage as new message ids (file seq = index + 1), for fork points.
     const lineages = new Map<string, LineageIds>()
@@ -165,7 +171,8 @@ async function importOne(
       lineages.set(session_id, lineage)
     }
     if (chunk.length > 0) await written()
-    return store.transaction(() => {
+    // After the import's last chunk the log is long: the checkpoint thread may be restarting it.
+    return await whenFree(store, () => {
       const rows = file.sessions.map((s, k) => createImported(store, s, counts[k]!, ids, lineages, opts))
       store.endImport(import_id)
       return rows
@@ -180,7 +187,8 @@ async function importOne(
 
 /** Writes a chunk, waiting off the event loop while the write lock is someone else's. */
 async function write(store: Store, import_id: string, chunk: SessionMessage[]): Promise<void> {
-  while (!store.importMessages(import_id, chunk)) await new Promise((resolve) => setTimeout(resolve, 5))
+  while (!store.importMessages(import_id, chunk))
+    await new Promise((resolve) => setTimeout(resolve, RETRY_WRITE_MS))
 }
 
 /**
@@ -322,7 +330,7 @@ export async function discardImport(
   stopped = () => false,
   hold = NO_HOLD,
 ): Promise<void> {
-  while (!stopped() && store.discardImport(import_id, DISCARD_CHUNK) > 0) {
+  while (!stopped() && (await whenFree(store, () => store.discardImport(import_id, DISCARD_CHUNK))) > 0) {
     await breathe()
     await holdForCheckpoint(hold)
   }

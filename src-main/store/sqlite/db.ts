@@ -129,6 +129,27 @@ export function inTransaction<T>(db: Db, fn: () => T): T {
   }
   return runTransaction(db, run, fn) as T
 }
+/**
+ * Runs `fn` in a transaction without waiting for the write lock: null at once, with nothing
+ * written, while another connection holds it. The checkpoint thread holds it while it restarts
+ * the log (copying its last frames back and syncing both files: 100-180 ms at a million messages
+ * with the disk busy), and SQLite's busy handler sleeps that long on the event loop (an import's
+ * last transaction stalled every window 103-177 ms so). Inside another transaction it simply
+ * runs (the lock is this connection's already).
+ */
+export function tryTransaction<T>(db: Db, fn: () => T): { value: T } | null {
+  if (db.inTransaction) return { value: inTransaction(db, fn) }
+  db.pragma('busy_timeout = 0')
+  try {
+    return { value: inTransaction(db, fn) }
+  } catch (err) {
+    if ((err as { code?: unknown }).code === 'SQLITE_BUSY') return null
+    throw err
+  } finally {
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)
+  }
+}
+
 /** One transaction function per connection that runs what it is given (making one costs a few µs). */
 const runners = new WeakMap<Db, (fn: () => unknown) => unknown>()
 

@@ -1,6 +1,6 @@
 import { ArborError } from '../../../src-shared/errors'
 import type { ImportStore } from '../types'
-import { BUSY_TIMEOUT_MS, inTransaction, type Db } from './db'
+import { inTransaction, tryTransaction, type Db } from './db'
 import { INSERT_MESSAGE, json, messageParams } from './rows'
 import { ftsIndex, ftsMerging, messageEraser } from './search'
 
@@ -35,35 +35,25 @@ export function sqliteImports(db: Db): ImportStore {
     },
 
     importMessages(import_id, messages) {
-      // An import does not wait for the write lock on the event loop: while the checkpoint
-      // thread holds it (up to ~80 ms, restarting a log an import made long) the chunk is
-      // refused at once, and tried again a few milliseconds later.
-      const outer = db.inTransaction
-      if (!outer) db.pragma('busy_timeout = 0')
-      try {
-        inTransaction(db, () => {
-          const ids = new Set(reserved(import_id))
-          // As the backlog indexer: FTS5 merges only a bounded step a chunk while an import writes
-          // (its own merging made one chunk commit in 15 ms and the next in 70-105 ms).
-          merging.bounded()
-          for (const m of messages) {
-            if (!ids.has(m.session_id))
-              throw new ArborError(
-                'internal',
-                `The import ${import_id} reserved no session ${m.session_id} (or it has ended).`,
-              )
-            const info = stmts.insert.run(messageParams(m))
-            fts.index(info.lastInsertRowid, m.status, m.parts, true)
-          }
-          merging.step()
-        })
-        return true
-      } catch (err) {
-        if (!outer && (err as { code?: unknown }).code === 'SQLITE_BUSY') return false
-        throw err
-      } finally {
-        if (!outer) db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)
-      }
+      // An import does not wait for the write lock on the event loop (tryTransaction): while the
+      // checkpoint thread holds it the chunk is refused at once, and tried again shortly.
+      const done = tryTransaction(db, () => {
+        const ids = new Set(reserved(import_id))
+        // As the backlog indexer: FTS5 merges only a bounded step a chunk while an import writes
+        // (its own merging made one chunk commit in 15 ms and the next in 70-105 ms).
+        merging.bounded()
+        for (const m of messages) {
+          if (!ids.has(m.session_id))
+            throw new ArborError(
+              'internal',
+              `The import ${import_id} reserved no session ${m.session_id} (or it has ended).`,
+            )
+          const info = stmts.insert.run(messageParams(m))
+          fts.index(info.lastInsertRowid, m.status, m.parts, true)
+        }
+        merging.step()
+      })
+      return done !== null
     },
 
     endImport(import_id) {

@@ -2,7 +2,7 @@ import { dirname } from 'node:path'
 import { ArborError } from '../../../src-shared/errors'
 import { backupOnline } from '../backup'
 import type { Store } from '../types'
-import { inTransaction, openDatabase, quickCheck } from './db'
+import { inTransaction, openDatabase, quickCheck, tryTransaction } from './db'
 import { sqliteCheckpoints } from './checkpoints'
 import { sqliteCommandLog } from './commands'
 import { sqliteImports } from './imports'
@@ -52,6 +52,7 @@ export function openSqliteStore(path: string, opts: { checkAtOpenMaxBytes?: numb
       if (db.open) db.pragma(`wal_autocheckpoint = ${on ? AUTO_CHECKPOINT_PAGES : BACKSTOP_PAGES}`)
     },
     transaction: (fn) => inTransaction(db, fn),
+    tryTransaction: (fn) => tryTransaction(db, fn),
     backup: (reason) =>
       path === ':memory:'
         ? Promise.reject(new ArborError('unavailable', 'An in-memory store keeps no backups.'))
