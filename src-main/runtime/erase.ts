@@ -55,7 +55,7 @@ export function eraser(
         again = false
         while (
           !stopped() &&
-          (await whenFree(store, () => store.eraseRemoved(ERASE_CHUNK, ERASE_BUDGET_MS))) > 0
+          (await whenFree(store, () => store.eraseRemoved(ERASE_CHUNK, ERASE_BUDGET_MS), stopped)) > 0
         ) {
           await pause()
           await holdForCheckpoint(hold)

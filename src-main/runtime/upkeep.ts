@@ -80,9 +80,9 @@ export function startUpkeep(o: UpkeepOptions): Upkeep {
     for (const { import_id } of store.unfinishedImports())
       await discardImport(store, import_id, () => stopped, o.holdWriters)
   }
-  discardUnfinished().catch((err: unknown) =>
-    log(`deleting an unfinished import failed, tried again at the next start: ${String(err)}`),
-  )
+  discardUnfinished().catch((err: unknown) => {
+    if (!stopped) log(`deleting an unfinished import failed, tried again at the next start: ${String(err)}`)
+  })
 
   // The full-text backlog of a database written before search was indexed at write time is
   // indexed in small chunks (500 rows or ~5 ms), one event-loop turn each: search works

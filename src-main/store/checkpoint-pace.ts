@@ -1,3 +1,5 @@
+import { ArborError } from '../../src-shared/errors'
+
 /** The shortest time between two looks of the checkpoint thread. */
 export const FASTEST_MS = 50
 
@@ -60,18 +62,31 @@ export async function holdForCheckpoint(hold: WriterHold): Promise<void> {
 /** How long a bulk writer waits before it tries again a write the lock refused. */
 export const RETRY_WRITE_MS = 5
 
+/** How long a bulk writer waits for the write lock in all before it gives up (as SQLite's busy timeout). */
+export const WRITE_WAIT_MS = 5000
+
 /**
  * Runs `fn` in one transaction once the write lock is free (store.tryTransaction), waiting for it
  * on a timer, never in SQLite's busy handler on the event loop: for a bulk writer's writes that
- * do not go through holdForCheckpoint's pauses (an import's first and last transactions).
+ * do not go through holdForCheckpoint's pauses (an import's first and last transactions, chunks
+ * of erasing). Gives up, as a busy timeout would, when the lock stays taken for WRITE_WAIT_MS (a
+ * program holding the database open for writing), and at once when `stopped()` (Arbor closing).
  */
 export async function whenFree<T>(
   store: { tryTransaction<R>(fn: () => R): { value: R } | null },
   fn: () => T,
+  stopped: () => boolean = () => false,
 ): Promise<T> {
+  const until = performance.now() + WRITE_WAIT_MS
   for (;;) {
+    if (stopped()) throw new ArborError('unavailable', 'Arbor is closing; the write was not made.')
     const done = store.tryTransaction(fn)
     if (done) return done.value
+    if (performance.now() >= until)
+      throw new ArborError(
+        'busy',
+        `The database stayed locked by another program for ${WRITE_WAIT_MS / 1000} s. Close any other program that has arbor.db open, then try again.`,
+      )
     await new Promise((resolve) => setTimeout(resolve, RETRY_WRITE_MS))
   }
 }

@@ -85,6 +85,7 @@ describe('pages across deep fork chains', () => {
       }
       // From the middle of the lineage, and below its end: the rows between, in order.
       const all = forward(s, 1_000)
+      expect(all.ids).toEqual(want)
       const mid = all.seqs[Math.floor(all.seqs.length / 2)]!
       const upto = all.seqs.at(-2)!
       const part = rt.store.readMessages(s.session_id, { after_seq: mid, upto_seq: upto, limit: 1_000 })

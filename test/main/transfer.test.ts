@@ -140,13 +140,16 @@ describe('Export and import', () => {
 
   it("exports a fork's own messages only: what it inherits is read once, for its parent", async () => {
     let pages = 0
+    let seqPages = 0
     const rt = sqliteRuntime({
-      wrapStore: beforeCall('readMessages', () => pages++),
+      wrapStore: (raw) =>
+        beforeCall('messageSeqs', () => seqPages++)(beforeCall('readMessages', () => pages++)(raw)),
     })
     const long = await rt.sessions.create({ title: 'Forked often' })
     writeMessages(rt, long.session_id, 3_000, 'often', (i) => `message ${i}`)
     for (let i = 0; i < 3; i++) await long.fork({})
     pages = 0
+    seqPages = 0
     const file = JSON.parse((await rt.sessions.export(long.session_id, { format: 'json' })).text) as {
       sessions: Array<{ fork_seq: number; messages: unknown[] }>
     }
@@ -159,6 +162,8 @@ describe('Export and import', () => {
     // 3,000 messages are 7 pages of 500, read forward (the last one empty); each fork's first
     // page ends its own.
     expect(pages).toBeLessThanOrEqual(7 + 3)
+    // And their seqs, read ahead: 10,000 a page.
+    expect(seqPages).toBeLessThanOrEqual(1 + 3)
   })
 
   it('a JSON export imports back as the same chat and forks, with the same fork points, twice', async () => {
@@ -326,11 +331,18 @@ describe('Export and import', () => {
     })
     const long = await rt.sessions.create({ title: 'Long' })
     writeMessages(rt, long.session_id, 1_200, 'before', (i) => `message ${i}`)
-    // Messages added while it is read (after its first page) are not in the file.
-    during = () => writeMessages(rt, long.session_id, 10, 'meanwhile', (i) => `late ${i}`)
+    // Messages added while it is read (after its first page) are not in the file, nor a fork
+    // made meanwhile after them.
+    let forked: Promise<unknown> = Promise.resolve()
+    during = () => {
+      writeMessages(rt, long.session_id, 10, 'meanwhile', (i) => `late ${i}`)
+      forked = long.fork({})
+    }
     const file = JSON.parse((await rt.sessions.export(long.session_id, { format: 'json' })).text) as {
       sessions: Array<{ messages: Array<{ seq: number; parts: Array<{ text: string }> }> }>
     }
+    await forked
+    expect(file.sessions).toHaveLength(1)
     const messages = file.sessions[0]!.messages
     expect(messages.map((m) => m.seq)).toEqual(Array.from({ length: 1_200 }, (_, i) => i + 1))
     expect(messages.at(-1)!.parts[0]!.text).toBe('message 1199')
@@ -339,10 +351,14 @@ describe('Export and import', () => {
     // Cleared after its first page: what it numbered is no longer there to write.
     pages = 0
     during = () => void rt.sessions.clear_messages(long.session_id)
-    await expect(rt.sessions.export(long.session_id, { format: 'json' })).rejects.toMatchObject({
-      code: 'conflict',
-      message: expect.stringContaining('Export it again') as unknown,
-    })
+    for (const format of ['json', 'markdown'] as const) {
+      writeMessages(rt, long.session_id, 1_200, `again-${format}`, (i) => `message ${i}`)
+      pages = 0
+      await expect(rt.sessions.export(long.session_id, { format })).rejects.toMatchObject({
+        code: 'conflict',
+        message: expect.stringContaining('Export it again') as unknown,
+      })
+    }
   })
 
   it('refuses a file that is not an export, a newer one or a damaged one, and writes nothing', async () => {

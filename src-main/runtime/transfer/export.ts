@@ -51,6 +51,8 @@ async function lineageSeqs(store: Store, row: SessionRow, after: number): Promis
 export async function lineageMessages(store: Store, row: SessionRow): Promise<SessionMessage[]> {
   const out: SessionMessage[] = []
   for await (const page of lineagePages(store, row, 0)) for (const m of page) out.push(m)
+  // Cleared or removed meanwhile: what was read is no longer the chat.
+  if (store.getSession(row.session_id)?.visible_from_seq !== row.visible_from_seq) throw changed()
   return out
 }
 
@@ -171,7 +173,9 @@ async function filePieces(
       }
     if (k !== seqs.length) throw changed()
     out.push('\n  ]}')
-    for (const child of store.forksOf(row.session_id)) await visit(child, row)
+    // Not a fork made meanwhile past what was written of this session.
+    for (const child of store.forksOf(row.session_id))
+      if (child.fork_seq <= row.last_seq) await visit(child, row)
   }
   await visit(root, null)
   out.push('\n ]\n}\n')

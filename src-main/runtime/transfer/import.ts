@@ -330,7 +330,10 @@ export async function discardImport(
   stopped = () => false,
   hold = NO_HOLD,
 ): Promise<void> {
-  while (!stopped() && (await whenFree(store, () => store.discardImport(import_id, DISCARD_CHUNK))) > 0) {
+  while (
+    !stopped() &&
+    (await whenFree(store, () => store.discardImport(import_id, DISCARD_CHUNK), stopped)) > 0
+  ) {
     await breathe()
     await holdForCheckpoint(hold)
   }

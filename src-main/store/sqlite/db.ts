@@ -143,7 +143,9 @@ export function tryTransaction<T>(db: Db, fn: () => T): { value: T } | null {
   try {
     return { value: inTransaction(db, fn) }
   } catch (err) {
-    if ((err as { code?: unknown }).code === 'SQLITE_BUSY') return null
+    // SQLITE_BUSY and its extended codes (SQLITE_BUSY_RECOVERY: another connection recovering the log).
+    const code = err !== null && typeof err === 'object' ? (err as { code?: unknown }).code : undefined
+    if (typeof code === 'string' && code.startsWith('SQLITE_BUSY')) return null
     throw err
   } finally {
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)
