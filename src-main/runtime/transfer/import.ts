@@ -2,13 +2,7 @@ import { ArborError } from '../../../src-shared/errors'
 import { newId } from '../../../src-shared/ids'
 import type { MessagePart, SecurityMode, SessionMessage } from '../../../src-shared/types'
 import { rootSessionRow, type SessionRow, type Store } from '../../store'
-import {
-  holdForCheckpoint,
-  NO_HOLD,
-  RETRY_WRITE_MS,
-  whenFree,
-  type WriterHold,
-} from '../../store/checkpoint-pace'
+import { holdForCheckpoint, NO_HOLD, whenFree, type WriterHold } from '../../store/checkpoint-pace'
 import type { Model } from '../models/types'
 import { breathe } from './breathe'
 import type { ChatFile, ChatFileMessage } from './format'
@@ -145,7 +139,8 @@ async function importOne(
       unchecked = []
     }
     const written = async () => {
-      await write(store, import_id, chunk)
+      // Waiting off the event loop while the write lock is someone else's.
+      await whenFree(store, () => store.importMessages(import_id, chunk))
       done += chunk.length
       chunk = []
       opts.onProgress?.(done, total)
@@ -183,12 +178,6 @@ async function importOne(
     })
     throw err
   }
-}
-
-/** Writes a chunk, waiting off the event loop while the write lock is someone else's. */
-async function write(store: Store, import_id: string, chunk: SessionMessage[]): Promise<void> {
-  while (!store.importMessages(import_id, chunk))
-    await new Promise((resolve) => setTimeout(resolve, RETRY_WRITE_MS))
 }
 
 /**
