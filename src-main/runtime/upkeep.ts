@@ -111,7 +111,10 @@ export function startUpkeep(o: UpkeepOptions): Upkeep {
       }
       if (p.done) return
       if (o.holdWriters.asked()) void holdForCheckpoint(o.holdWriters).then(indexStep)
-      else setTimeout(indexStep, 0).unref()
+      else {
+        o.holdWriters.writing()
+        setTimeout(indexStep, 0).unref()
+      }
     } catch (err) {
       log(`indexing older messages for search paused: ${String(err)}`)
       setTimeout(indexStep, 5000).unref()

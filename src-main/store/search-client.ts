@@ -3,6 +3,7 @@ import { Worker } from 'node:worker_threads'
 import { ArborError } from '../../src-shared/errors'
 import type { SearchHit } from '../../src-shared/types'
 import { NO_HOLD, type WriterHold } from './checkpoint-pace'
+import type { LogCopier } from './types'
 
 export interface SearchService {
   search(query: string, limit: number): Promise<SearchHit[]>
@@ -159,6 +160,9 @@ export const CHECKPOINT_EVERY_MS = 1000
  */
 export const RESTART_PAGES = 8000
 
+/** How often a bulk writer at work wakes the checkpoint thread at most (WriterHold.writing). */
+const WAKE_EVERY_MS = 250
+
 export interface CheckpointThread {
   /** How many times the thread has restarted the log so far. */
   restarts(): number
@@ -172,13 +176,17 @@ export interface CheckpointThread {
  * script in its checkpoint mode, with its own connection). SQLite otherwise does it inside the
  * commit that makes the log long — every ~1,000 pages, a 20–30 ms stall of the host's event
  * loop for the copy and an fsync. The store's connection stops doing it (`autoCheckpoint`) once
- * the thread runs, and does it again if the thread stops or is closed, so the log never grows
- * without bound. Without the built script nothing changes.
+ * the thread runs, but for a backstop, and does it again if the thread stops or is closed, so the
+ * log never grows without bound. While the thread finds a reader keeping a long log from being
+ * copied, the backstop is off too: it could copy nothing until the reader ends, and then the
+ * whole log inside one commit, on the host's event loop (75-117 ms at a million messages when an
+ * import met the deferred integrity check); the thread copies it then, looking every FASTEST_MS.
+ * Without the built script nothing changes.
  */
 export function checkpointThread(
   dbPath: string,
   script: string | null,
-  autoCheckpoint: (on: boolean) => void,
+  autoCheckpoint: (who: LogCopier) => void,
   log: (message: string) => void,
   everyMs = CHECKPOINT_EVERY_MS,
   restartPages = RESTART_PAGES,
@@ -195,15 +203,18 @@ export function checkpointThread(
   const lost = (why: string) => {
     if (!live) return
     live = false
-    autoCheckpoint(true)
+    autoCheckpoint('commits')
     log(`the checkpoint thread stopped (${why}); commits copy the log back themselves again`)
   }
   let restarts = 0
-  w.on('message', (m: { ready?: boolean; restarted?: boolean; error?: string }) => {
+  w.on('message', (m: { ready?: boolean; restarted?: boolean; pinned?: boolean; error?: string }) => {
     if (m.restarted) restarts++
-    else if (m.ready && live) autoCheckpoint(false)
+    if (m.pinned !== undefined && live) autoCheckpoint(m.pinned ? 'thread' : 'backstop')
+    else if (m.ready && live) autoCheckpoint('backstop')
     else if (m.error !== undefined) log(`a background checkpoint failed (tried again shortly): ${m.error}`)
   })
+  // When a bulk writer last woke the thread: once per WAKE_EVERY_MS at most, not once a chunk.
+  let wokeAt = -Infinity
   w.on('error', (err) => lost(String(err)))
   w.on('exit', (code) => lost(`exit ${code}`))
   return {
@@ -211,11 +222,17 @@ export function checkpointThread(
     writers: {
       asked: () => live && Atomics.load(hold, 0) === 1,
       holding: (on) => void Atomics.add(hold, 1, on ? 1 : -1),
+      writing: () => {
+        const now = performance.now()
+        if (!live || now - wokeAt < WAKE_EVERY_MS) return
+        wokeAt = now
+        w.postMessage('soon')
+      },
     },
     async close() {
       if (!live) return
       live = false
-      autoCheckpoint(true)
+      autoCheckpoint('commits')
       // Its connection closes before the store's, so the store's is the last one and checkpoints
       // (and removes) the log at close, as it always did.
       w.postMessage('stop')

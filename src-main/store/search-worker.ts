@@ -8,7 +8,7 @@
  */
 import Database from 'better-sqlite3'
 import { parentPort, workerData } from 'node:worker_threads'
-import { nextLookMs } from './checkpoint-pace'
+import { FASTEST_MS, nextLookMs } from './checkpoint-pace'
 import { quickCheck } from './sqlite/db'
 import { prepareSearch } from './sqlite/search'
 import { lowerThisThread } from './thread-priority'
@@ -88,6 +88,14 @@ if (mode === 'checkpoint') {
   const hold = (on: boolean) => {
     if (holdWriters) Atomics.store(holdWriters, 0, on ? 1 : 0)
   }
+  // Whether the store's backstop is off because a reader keeps the long log from being copied
+  // (LogCopier 'thread'): on again once the log is restarted, or copied and no longer pinned.
+  let lifted = false
+  const lift = (on: boolean) => {
+    if (on === lifted) return
+    lifted = on
+    parentPort!.postMessage({ pinned: on })
+  }
   const restart = (attempts: number) => {
     restarting = false
     if (!db.open) return hold(false)
@@ -96,11 +104,17 @@ if (mode === 'checkpoint') {
     const held = holdWriters !== undefined && Atomics.load(holdWriters, 1) > 0
     try {
       const [done] = db.pragma('wal_checkpoint(RESTART)') as Array<Checkpointed>
-      if (done && done.busy === 0) parentPort!.postMessage({ restarted: true })
-      else if (attempts > 1) {
+      if (done && done.busy === 0) {
+        parentPort!.postMessage({ restarted: true })
+        lift(false)
+      } else if (attempts > 1) {
         if (held && pinned(done)) failsWhileHeld++
         restarting = true
         setTimeout(() => restart(attempts - 1), RESTART_RETRY_MS)
+      } else if (!pinned(done)) {
+        // A round of tries lost to writers, the log all copied: the store's backstop bounds it
+        // again (a writer with no pause would never let it restart).
+        lift(false)
       }
     } catch (err) {
       parentPort!.postMessage({ error: err instanceof Error ? err.message : String(err) })
@@ -113,24 +127,36 @@ if (mode === 'checkpoint') {
   let lastLog = 0
   let lastAt = performance.now()
   let timer: NodeJS.Timeout
+  let dueAt = 0
+  const lookIn = (ms: number) => {
+    clearTimeout(timer)
+    timer = setTimeout(tick, ms)
+    dueAt = performance.now() + ms
+  }
   const tick = () => {
     const at = performance.now()
     let log = lastLog
     try {
-      const [passive] = db.pragma('wal_checkpoint(PASSIVE)') as Array<{ log: number }>
+      const [passive] = db.pragma('wal_checkpoint(PASSIVE)') as Array<Checkpointed>
       log = passive?.log ?? 0
+      if (log >= 0 && log < restartAt) lift(false)
+      else if (pinned(passive)) lift(true)
       if (log >= restartAt && !restarting) restart(RESTART_ATTEMPTS)
     } catch (err) {
       parentPort!.postMessage({ error: err instanceof Error ? err.message : String(err) })
     }
     // Shorter than at the last look: restarted in between, so all of it is new.
     const grown = log >= lastLog ? log - lastLog : log
-    timer = setTimeout(tick, nextLookMs(grown, at - lastAt, every, restartAt))
+    // Lifted: looking often, to copy the log soon after the reader that pins it ends (a look
+    // that can copy nothing returns at once).
+    lookIn(lifted ? Math.min(every, FASTEST_MS) : nextLookMs(grown, at - lastAt, every, restartAt))
     lastLog = log
     lastAt = at
   }
-  timer = setTimeout(tick, every)
+  lookIn(every)
   parentPort!.on('message', (m: unknown) => {
+    // A bulk writer at work (WriterHold.writing): a look soon, not a second away.
+    if (m === 'soon' && dueAt - performance.now() > FASTEST_MS) lookIn(FASTEST_MS)
     if (m !== 'stop') return
     clearTimeout(timer)
     db.close()

@@ -322,6 +322,18 @@ export interface CheckpointStore {
 }
 
 /**
+ * Who copies the write-ahead log back into the database (Store.autoCheckpoint):
+ * - `commits`: this connection, in the commit that makes the log 1,000 pages long (SQLite's own
+ *   auto-checkpoint), with no checkpoint thread;
+ * - `backstop`: a checkpoint thread, and this connection only past a twice as long log, which only
+ *   writes without a pause ever reach (BACKSTOP_PAGES);
+ * - `thread`: the thread alone, while a reader keeps the long log from being copied (the deferred
+ *   integrity check holds one snapshot for seconds). The backstop could copy nothing then, and
+ *   the first commit after the reader ended would copy the whole log, on the host's event loop.
+ */
+export type LogCopier = 'commits' | 'backstop' | 'thread'
+
+/**
  * The checkpoint store: all of the above on one database. Synchronous by design: better-sqlite3
  * is, and a synchronous store makes "persist, then publish" a plain sequence with no
  * interleaving. Code that needs one part can take the narrow interface instead.
@@ -336,12 +348,10 @@ export interface Store
   readonly path: string
   close(): void
   /**
-   * Whether this connection copies the write-ahead log into the database itself once it is
-   * long (SQLite's auto-checkpoint, on by default): a commit that does it waits 20–30 ms for
-   * the copy and an fsync. Off while a checkpoint thread does that work instead — but for a
-   * backstop at a twice as long log, which only writes without a pause ever reach.
+   * Who copies the write-ahead log back into the database once it is long (LogCopier): a
+   * commit that does it on this connection waits 20–30 ms for the copy and an fsync.
    */
-  autoCheckpoint(on: boolean): void
+  autoCheckpoint(who: LogCopier): void
   /** Runs `fn` in one transaction; a transaction inside another becomes a savepoint. */
   transaction<T>(fn: () => T): T
   /**

@@ -11,6 +11,7 @@ import {
 } from '../../src-main/store/checkpoint-pace'
 import { checkpointThread } from '../../src-main/store/search-client'
 import { BACKSTOP_PAGES } from '../../src-main/store/sqlite'
+import type { LogCopier } from '../../src-main/store/types'
 import { sqliteRuntime, tempDir } from './helpers'
 
 const WORKER = join(__dirname, '../../out/main/search-worker.js')
@@ -32,8 +33,9 @@ function database() {
     for (let i = 0; i < n; i++) db.transaction(() => insert.run('x'.repeat(3000)))()
   }
   const auto = () => db.pragma('wal_autocheckpoint', { simple: true }) as number
-  // Off entirely here (the store keeps a backstop, tested below): only the thread copies pages.
-  const setAuto = (on: boolean) => db.pragma(`wal_autocheckpoint = ${on ? 1000 : 0}`)
+  // Off entirely here while the thread runs (the store keeps a backstop, tested below): only the
+  // thread copies pages.
+  const setAuto = (who: LogCopier) => db.pragma(`wal_autocheckpoint = ${who === 'commits' ? 1000 : 0}`)
   return { path, db, commits, auto, setAuto }
 }
 
@@ -187,10 +189,53 @@ describe('the checkpoint thread', () => {
     expect(held / total).toBeLessThan(0.3)
   })
 
+  it("lifts the store's backstop while a reader keeps a long log from being copied, and copies the log itself once the reader ends", async () => {
+    // As when an import meets the deferred integrity check (one read of the whole file): the
+    // backstop could copy nothing while the reader lasts, then the whole log inside the first
+    // commit after it, on the host's event loop (75-117 ms at a million messages).
+    const { path, commits, auto, setAuto } = database()
+    const reader = new Database(path, { readonly: true })
+    open.push(reader)
+    const copiers: LogCopier[] = []
+    const thread = checkpointThread(
+      path,
+      WORKER,
+      (who) => (copiers.push(who), setAuto(who)),
+      () => {},
+      20,
+      200,
+    )
+    await until(() => auto() === 0)
+    reader.exec('BEGIN')
+    reader.prepare('SELECT count(*) FROM t').get()
+    commits(400)
+    await until(() => copiers.includes('thread'))
+    expect(thread.restarts()).toBe(0)
+    reader.exec('COMMIT')
+    // The reader gone, the thread copies the log, restarts it, and the backstop is back.
+    await until(() => copiers.at(-1) === 'backstop' && thread.restarts() > 0)
+    await thread.close()
+    expect(copiers).toEqual(['backstop', 'thread', 'backstop', 'commits'])
+  })
+
+  it('looks at the log soon when a bulk writer starts, not at its next look as paced for a quiet log', async () => {
+    // A look a minute away: only a bulk writer's wake (holdForCheckpoint) brings it forward.
+    const { path, db, auto, setAuto } = database()
+    const thread = checkpointThread(path, WORKER, setAuto, () => {}, 60_000, 200)
+    await until(() => auto() === 0)
+    await bulkWriter(db, thread.writers, { ms: 1000 })
+    await thread.close()
+    expect(thread.restarts()).toBeGreaterThan(0)
+  })
+
   it('a writer holds its chunk only while asked, never longer than HOLD_MAX_MS, and says when it holds', async () => {
     let asked = true
     const holding: boolean[] = []
-    const hold = (a: () => boolean) => ({ asked: a, holding: (on: boolean) => void holding.push(on) })
+    const hold = (a: () => boolean) => ({
+      asked: a,
+      holding: (on: boolean) => void holding.push(on),
+      writing: () => {},
+    })
     const at = performance.now()
     setTimeout(() => (asked = false), 30)
     await holdForCheckpoint(hold(() => asked))
@@ -233,7 +278,7 @@ describe('the checkpoint thread', () => {
     // No thread (its script is missing), the store's own checkpoints off as while one runs.
     const dataDir = tempDir()
     const rt = sqliteRuntime({ dataDir, searchWorker: join(dataDir, 'no-such-worker.js') })
-    rt.store.autoCheckpoint(false)
+    rt.store.autoCheckpoint('backstop')
     const s = await rt.sessions.create()
     // Three pages and more of text each: half as much again as the backstop in all.
     const text = 'A paragraph of a reply that fills most of a page. '.repeat(250)

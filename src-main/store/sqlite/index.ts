@@ -1,7 +1,7 @@
 import { dirname } from 'node:path'
 import { ArborError } from '../../../src-shared/errors'
 import { backupOnline } from '../backup'
-import type { Store } from '../types'
+import type { LogCopier, Store } from '../types'
 import { inTransaction, openDatabase, quickCheck, tryTransaction } from './db'
 import { sqliteCheckpoints } from './checkpoints'
 import { sqliteCommandLog } from './commands'
@@ -24,6 +24,13 @@ const AUTO_CHECKPOINT_PAGES = 1000
  * checkpoint on the host's event loop (a 30–60 ms commit) is only for when the thread falls behind.
  */
 export const BACKSTOP_PAGES = 16_000
+
+/** The log's length at which a commit copies it back, by who copies it (0: never). */
+const LOG_COPY_PAGES: Record<LogCopier, number> = {
+  commits: AUTO_CHECKPOINT_PAGES,
+  backstop: BACKSTOP_PAGES,
+  thread: 0,
+}
 
 /**
  * Opens (creating if needed) the store. `path` ':memory:' gives the in-memory store.
@@ -48,8 +55,8 @@ export function openSqliteStore(path: string, opts: { checkAtOpenMaxBytes?: numb
     close() {
       if (db.open) db.close()
     },
-    autoCheckpoint(on) {
-      if (db.open) db.pragma(`wal_autocheckpoint = ${on ? AUTO_CHECKPOINT_PAGES : BACKSTOP_PAGES}`)
+    autoCheckpoint(who) {
+      if (db.open) db.pragma(`wal_autocheckpoint = ${LOG_COPY_PAGES[who]}`)
     },
     transaction: (fn) => inTransaction(db, fn),
     tryTransaction: (fn) => tryTransaction(db, fn),
