@@ -194,7 +194,7 @@ export function openRuntime(options: RuntimeOptions = {}): Runtime {
   const workerScript = kind === 'sqlite' ? (options.searchWorker ?? builtWorker('search-worker.js')) : null
   const searcher = searchService(store.path, workerScript, (query, limit) => store.search(query, limit), log)
   // The write-ahead log is copied back on that script's thread too, never inside a commit here.
-  const checkpoints = checkpointThread(store.path, workerScript, (on) => store.autoCheckpoint(on), log)
+  const checkpoints = checkpointThread(store.path, workerScript, (who) => store.autoCheckpoint(who), log)
   // The worker starts right after the open, so the first search does not wait for it.
   setTimeout(() => {
     if (!closed) searcher.warm()

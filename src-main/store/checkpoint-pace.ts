@@ -34,9 +34,10 @@ export interface WriterHold {
   /** A writer holds (true) or goes on (false): what the thread's tries then meet is not it. */
   holding(on: boolean): void
   /**
-   * A bulk writer is at work: the thread looks at the log within FASTEST_MS, not at its next
-   * look as paced for a quiet log (a second away). An import writes 11,000-16,000 pages a second
-   * at a million messages: from a quiet look, it reached the store's backstop before the next.
+   * A bulk writer is about to write a chunk. The first of a burst makes the thread look at the
+   * log within FASTEST_MS, not at its next look as paced for a quiet log (a second away): an
+   * import writes 11,000-16,000 pages a second at a million messages, and from a quiet look it
+   * reached the store's backstop before the next.
    */
   writing(): void
 }

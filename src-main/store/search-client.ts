@@ -160,8 +160,13 @@ export const CHECKPOINT_EVERY_MS = 1000
  */
 export const RESTART_PAGES = 8000
 
-/** How often a bulk writer at work wakes the checkpoint thread at most (WriterHold.writing). */
-const WAKE_EVERY_MS = 250
+/**
+ * A bulk writer wakes the checkpoint thread (WriterHold.writing) when it starts writing after this
+ * long without a chunk: once per burst of writes. From there the thread paces its looks by how
+ * fast the log grows; a wake per chunk would make it look every 50 ms however slowly the log
+ * grew, each look that copies syncing both files.
+ */
+const QUIET_MS = 500
 
 export interface CheckpointThread {
   /** How many times the thread has restarted the log so far. */
@@ -213,8 +218,8 @@ export function checkpointThread(
     else if (m.ready && live) autoCheckpoint('backstop')
     else if (m.error !== undefined) log(`a background checkpoint failed (tried again shortly): ${m.error}`)
   })
-  // When a bulk writer last woke the thread: once per WAKE_EVERY_MS at most, not once a chunk.
-  let wokeAt = -Infinity
+  // When a bulk writer last wrote a chunk (WriterHold.writing).
+  let wroteAt = -Infinity
   w.on('error', (err) => lost(String(err)))
   w.on('exit', (code) => lost(`exit ${code}`))
   return {
@@ -224,9 +229,8 @@ export function checkpointThread(
       holding: (on) => void Atomics.add(hold, 1, on ? 1 : -1),
       writing: () => {
         const now = performance.now()
-        if (!live || now - wokeAt < WAKE_EVERY_MS) return
-        wokeAt = now
-        w.postMessage('soon')
+        if (live && now - wroteAt >= QUIET_MS) w.postMessage('soon')
+        wroteAt = now
       },
     },
     async close() {

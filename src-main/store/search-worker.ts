@@ -111,9 +111,10 @@ if (mode === 'checkpoint') {
         if (held && pinned(done)) failsWhileHeld++
         restarting = true
         setTimeout(() => restart(attempts - 1), RESTART_RETRY_MS)
-      } else if (!pinned(done)) {
+      } else if (done && done.log >= 0 && !pinned(done)) {
         // A round of tries lost to writers, the log all copied: the store's backstop bounds it
-        // again (a writer with no pause would never let it restart).
+        // again (a writer with no pause would never let it restart). Its next commit copies
+        // what is new since this try, if the log is that long.
         lift(false)
       }
     } catch (err) {
@@ -138,10 +139,15 @@ if (mode === 'checkpoint') {
     let log = lastLog
     try {
       const [passive] = db.pragma('wal_checkpoint(PASSIVE)') as Array<Checkpointed>
-      log = passive?.log ?? 0
-      if (log >= 0 && log < restartAt) lift(false)
-      else if (pinned(passive)) lift(true)
-      if (log >= restartAt && !restarting) restart(RESTART_ATTEMPTS)
+      // -1: another connection was copying the log back (the store's, at its backstop or close).
+      const seen = passive?.log ?? 0
+      if (seen >= 0) log = seen
+      const inTheWay = pinned(passive)
+      if (seen >= 0 && seen < restartAt) lift(false)
+      else if (inTheWay) lift(true)
+      // Not while a reader is in the way: no RESTART could succeed, and the writers asked to hold
+      // for it would wait in vain. The next look is soon (lifted).
+      if (seen >= restartAt && !restarting && !inTheWay) restart(RESTART_ATTEMPTS)
     } catch (err) {
       parentPort!.postMessage({ error: err instanceof Error ? err.message : String(err) })
     }

@@ -193,6 +193,8 @@ describe('the checkpoint thread', () => {
     // As when an import meets the deferred integrity check (one read of the whole file): the
     // backstop could copy nothing while the reader lasts, then the whole log inside the first
     // commit after it, on the host's event loop (75-117 ms at a million messages).
+    // Its looks are paced a minute apart: a bulk writer's wake brings the first, and only the
+    // faster looks while the backstop is off see the reader go.
     const { path, commits, auto, setAuto } = database()
     const reader = new Database(path, { readonly: true })
     open.push(reader)
@@ -202,19 +204,23 @@ describe('the checkpoint thread', () => {
       WORKER,
       (who) => (copiers.push(who), setAuto(who)),
       () => {},
-      20,
+      60_000,
       200,
     )
-    await until(() => auto() === 0)
-    reader.exec('BEGIN')
-    reader.prepare('SELECT count(*) FROM t').get()
-    commits(400)
-    await until(() => copiers.includes('thread'))
-    expect(thread.restarts()).toBe(0)
-    reader.exec('COMMIT')
-    // The reader gone, the thread copies the log, restarts it, and the backstop is back.
-    await until(() => copiers.at(-1) === 'backstop' && thread.restarts() > 0)
-    await thread.close()
+    try {
+      await until(() => auto() === 0)
+      reader.exec('BEGIN')
+      reader.prepare('SELECT count(*) FROM t').get()
+      commits(400)
+      thread.writers.writing()
+      await until(() => copiers.includes('thread'))
+      expect(thread.restarts()).toBe(0)
+      reader.exec('COMMIT')
+      // The reader gone, the thread copies the log, restarts it, and the backstop is back.
+      await until(() => copiers.at(-1) === 'backstop' && thread.restarts() > 0)
+    } finally {
+      await thread.close()
+    }
     expect(copiers).toEqual(['backstop', 'thread', 'backstop', 'commits'])
   })
 
@@ -226,6 +232,30 @@ describe('the checkpoint thread', () => {
     await bulkWriter(db, thread.writers, { ms: 1000 })
     await thread.close()
     expect(thread.restarts()).toBeGreaterThan(0)
+  })
+
+  it('is woken once per burst of a bulk writer, not once a chunk: a slow writer leaves its looks a second apart', async () => {
+    // ~200 pages a second for 2.5 s with a look every second: the thread copies the log at the
+    // wake and at its paced looks, 3-4 times. Woken at every chunk (every 250 ms at most), it
+    // copied and synced 10-19 times.
+    const { path, db, auto, setAuto } = database()
+    const thread = checkpointThread(path, WORKER, setAuto, () => {}, 1000, 8000)
+    try {
+      await until(() => auto() === 0)
+      let copies = 0
+      let size = statSync(path).size
+      const watch = setInterval(() => {
+        const now = statSync(path).size
+        if (now > size) copies++
+        size = now
+      }, 5)
+      await bulkWriter(db, thread.writers, { ms: 2500, pauseMs: 100 })
+      clearInterval(watch)
+      expect(copies).toBeGreaterThan(0)
+      expect(copies).toBeLessThan(7)
+    } finally {
+      await thread.close()
+    }
   })
 
   it('a writer holds its chunk only while asked, never longer than HOLD_MAX_MS, and says when it holds', async () => {
@@ -272,6 +302,17 @@ describe('the checkpoint thread', () => {
     expect(logs[0]).toContain('the checkpoint thread stopped')
     expect(auto()).toBe(1000)
     await thread.close()
+  })
+
+  it("the store copies nothing itself while the thread alone does ('thread': a reader keeps the log from being copied)", async () => {
+    const dataDir = tempDir()
+    const rt = sqliteRuntime({ dataDir, searchWorker: join(dataDir, 'no-such-worker.js') })
+    rt.store.autoCheckpoint('thread')
+    const s = await rt.sessions.create()
+    const text = 'A paragraph of a reply that fills most of a page. '.repeat(250)
+    for (let i = 0; i < BACKSTOP_PAGES / 2; i++) rt.store.insertMessage(seedMessage(s.session_id, i, text))
+    // Past the backstop, and still every page in the log: no commit copied it back.
+    expect(statSync(join(dataDir, 'arbor.db-wal')).size).toBeGreaterThan(BACKSTOP_PAGES * 1.2 * 4096)
   })
 
   it('the store keeps a backstop: writes with no pause never let the log grow without bound', async () => {
