@@ -8,6 +8,7 @@
  */
 import Database from 'better-sqlite3'
 import { parentPort, workerData } from 'node:worker_threads'
+import { snapshotBackup } from './backup'
 import { FASTEST_MS, nextLookMs } from './checkpoint-pace'
 import { quickCheck } from './sqlite/db'
 import { prepareSearch } from './sqlite/search'
@@ -183,28 +184,18 @@ if (mode === 'checkpoint') {
   // start, doubled what an open window spent per turn and made a prompt's first delta 0.8-1.1 ms
   // slower meanwhile (npm run bench -- --full --only=wire). The checkpoint thread is not lowered:
   // starved, the log it copies back grows until a commit on the event loop has to do it.
-  // One snapshot for the whole copy: a read transaction held across its steps. Without it, SQLite
-  // starts an online backup again from its first page whenever another connection has written
-  // between two steps: a 0.75 GB database written to every 500 ms was never copied (119 restarts
-  // in 60 s); in one snapshot, 3.4 s. The log this snapshot keeps from being copied back is the
-  // checkpoint thread's to copy once it ends (it turns the store's backstop off meanwhile).
   void lowerThisThread()
-    .then(() => {
-      db.exec('BEGIN')
-      db.prepare('SELECT 1 FROM sqlite_master LIMIT 1').get()
-      return db.backup(target!, {
-        progress: () => {
-          if (stopping) throw new Error('the backup was stopped (Arbor is closing)')
-          return 100
-        },
-      })
-    })
+    .then(() =>
+      // One snapshot, never started again by the app's writes (snapshotBackup).
+      snapshotBackup(db, target!, () => {
+        if (stopping) throw new Error('the backup was stopped (Arbor is closing)')
+      }),
+    )
     .then(
       () => parentPort!.postMessage({ done: true }),
       (err: unknown) => parentPort!.postMessage({ error: err instanceof Error ? err.message : String(err) }),
     )
     .finally(() => {
-      if (db.inTransaction) db.exec('COMMIT')
       db.close()
       parentPort!.close()
     })
