@@ -9,24 +9,32 @@ afterEach(() => {
   while (open.length) open.pop()!.close()
 })
 
+/**
+ * A WAL database of `rows` rows of ~a page each, its writer's insert, and the backup thread's
+ * own connection to it.
+ */
+function database(rows: number) {
+  const path = join(tempDir(), 'arbor.db')
+  const writer = new Database(path)
+  open.push(writer)
+  writer.pragma('journal_mode = WAL')
+  writer.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)')
+  const insert = writer.prepare('INSERT INTO t (v) VALUES (?)')
+  writer.transaction(() => {
+    for (let i = 0; i < rows; i++) insert.run('x'.repeat(4000))
+  })()
+  const source = new Database(path, { readonly: true })
+  open.push(source)
+  return { writer, insert, source }
+}
+
 describe('an online backup (the backup thread)', () => {
   it('copies one snapshot to its end while another connection writes between every two of its steps', async () => {
     // ~12 MB (~3,000 pages): ~30 steps. SQLite starts an online backup again from its first page
     // whenever another connection wrote between two steps: written to at every step, as here, it
     // never got to its end.
-    const path = join(tempDir(), 'arbor.db')
-    const writer = new Database(path)
-    open.push(writer)
-    writer.pragma('journal_mode = WAL')
-    writer.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)')
-    const insert = writer.prepare('INSERT INTO t (v) VALUES (?)')
-    writer.transaction(() => {
-      for (let i = 0; i < 3000; i++) insert.run('x'.repeat(4000))
-    })()
+    const { writer, insert, source } = database(3000)
     const pages = writer.pragma('page_count', { simple: true }) as number
-    // The backup thread's own connection.
-    const source = new Database(path, { readonly: true })
-    open.push(source)
     const target = join(tempDir(), 'copy.db')
     let steps = 0
     await snapshotBackup(source, target, () => {
@@ -44,16 +52,7 @@ describe('an online backup (the backup thread)', () => {
   })
 
   it('stops between two steps when asked, and lets its snapshot go', async () => {
-    const path = join(tempDir(), 'arbor.db')
-    const writer = new Database(path)
-    open.push(writer)
-    writer.pragma('journal_mode = WAL')
-    writer.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)')
-    writer.transaction(() => {
-      for (let i = 0; i < 1000; i++) writer.prepare('INSERT INTO t (v) VALUES (?)').run('x'.repeat(4000))
-    })()
-    const source = new Database(path, { readonly: true })
-    open.push(source)
+    const { source } = database(1000)
     let steps = 0
     const stopped = snapshotBackup(source, join(tempDir(), 'copy.db'), () => {
       if (++steps === 3) throw new Error('the backup was stopped (Arbor is closing)')

@@ -48,6 +48,21 @@ const until = async (test: () => boolean, ms = 5000) => {
 }
 
 /**
+ * The log file's size after writes with no pause, half as much again as the store's backstop in
+ * all (three pages and more of text a message), with the store's own checkpoints set to `who`
+ * and no thread (its script is missing).
+ */
+async function logAfterWrites(who: LogCopier): Promise<number> {
+  const dataDir = tempDir()
+  const rt = sqliteRuntime({ dataDir, searchWorker: join(dataDir, 'no-such-worker.js') })
+  rt.store.autoCheckpoint(who)
+  const s = await rt.sessions.create()
+  const text = 'A paragraph of a reply that fills most of a page. '.repeat(250)
+  for (let i = 0; i < BACKSTOP_PAGES / 2; i++) rt.store.insertMessage(seedMessage(s.session_id, i, text))
+  return statSync(join(dataDir, 'arbor.db-wal')).size
+}
+
+/**
  * A bulk writer as the host's (an import, erasing, indexing): chunks of 20 pages, each taking
  * `slowMs` longer to commit, `pauseMs` apart (one event-loop turn when 0), holding while the
  * checkpoint thread asks, for `ms`. Answers the pages it wrote and how long it held.
@@ -305,27 +320,12 @@ describe('the checkpoint thread', () => {
   })
 
   it("the store copies nothing itself while the thread alone does ('thread': a reader keeps the log from being copied)", async () => {
-    const dataDir = tempDir()
-    const rt = sqliteRuntime({ dataDir, searchWorker: join(dataDir, 'no-such-worker.js') })
-    rt.store.autoCheckpoint('thread')
-    const s = await rt.sessions.create()
-    const text = 'A paragraph of a reply that fills most of a page. '.repeat(250)
-    for (let i = 0; i < BACKSTOP_PAGES / 2; i++) rt.store.insertMessage(seedMessage(s.session_id, i, text))
     // Past the backstop, and still every page in the log: no commit copied it back.
-    expect(statSync(join(dataDir, 'arbor.db-wal')).size).toBeGreaterThan(BACKSTOP_PAGES * 1.2 * 4096)
+    expect(await logAfterWrites('thread')).toBeGreaterThan(BACKSTOP_PAGES * 1.2 * 4096)
   })
 
   it('the store keeps a backstop: writes with no pause never let the log grow without bound', async () => {
-    // No thread (its script is missing), the store's own checkpoints off as while one runs.
-    const dataDir = tempDir()
-    const rt = sqliteRuntime({ dataDir, searchWorker: join(dataDir, 'no-such-worker.js') })
-    rt.store.autoCheckpoint('backstop')
-    const s = await rt.sessions.create()
-    // Three pages and more of text each: half as much again as the backstop in all.
-    const text = 'A paragraph of a reply that fills most of a page. '.repeat(250)
-    for (let i = 0; i < BACKSTOP_PAGES / 2; i++) rt.store.insertMessage(seedMessage(s.session_id, i, text))
     // Without the backstop the log holds every page written.
-    const wal = statSync(join(dataDir, 'arbor.db-wal')).size
-    expect(wal).toBeLessThan(BACKSTOP_PAGES * 1.2 * 4096)
+    expect(await logAfterWrites('backstop')).toBeLessThan(BACKSTOP_PAGES * 1.2 * 4096)
   })
 })
