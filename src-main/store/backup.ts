@@ -63,7 +63,6 @@ export function backupSync(db: Database.Database, dataDir: string, reason: strin
   return basename(file)
 }
 
-/** A copy made with the online backup API while the database is in use. */
 /** Pages an online backup copies a step. */
 const BACKUP_STEP_PAGES = 100
 
@@ -74,7 +73,7 @@ const BACKUP_STEP_PAGES = 100
  * a 0.75 GB database written to every 500 ms was never copied (119 restarts in 60 s); in one
  * snapshot, 3.4 s. The log the snapshot keeps from being copied back meanwhile is the checkpoint
  * thread's to copy once it ends (it turns the store's backstop off while a reader is in the way).
- * `step` runs before each step of BACKUP_STEP_PAGES; it stops the copy by throwing.
+ * `step` runs between two steps of BACKUP_STEP_PAGES; it stops the copy by throwing.
  */
 export async function snapshotBackup(
   db: Database.Database,
@@ -95,6 +94,7 @@ export async function snapshotBackup(
   }
 }
 
+/** A copy made with the online backup API while the database is in use. */
 export function backupOnline(db: Database.Database, dataDir: string, reason: string): Promise<string> {
   return backupWith(dataDir, reason, (tmp) => db.backup(tmp))
 }
