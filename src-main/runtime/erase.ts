@@ -1,5 +1,5 @@
 import type { Store } from '../store'
-import { holdForCheckpoint, NO_HOLD, whenFree, type WriterHold } from '../store/checkpoint-pace'
+import { inChunks, NO_HOLD, type WriterHold } from '../store/checkpoint-pace'
 
 /** Rows one transaction of erasing deletes at most. */
 export const ERASE_CHUNK = 2000
@@ -53,13 +53,7 @@ export function eraser(
     try {
       while (again && !stopped()) {
         again = false
-        while (
-          !stopped() &&
-          (await whenFree(store, () => store.eraseRemoved(ERASE_CHUNK, ERASE_BUDGET_MS), stopped)) > 0
-        ) {
-          await pause()
-          await holdForCheckpoint(hold)
-        }
+        await inChunks(store, () => store.eraseRemoved(ERASE_CHUNK, ERASE_BUDGET_MS), stopped, hold, pause)
       }
     } catch (err) {
       if (!stopped()) log(`Erasing a deleted chat failed; it is tried again later: ${String(err)}`)

@@ -99,3 +99,22 @@ export async function whenFree<T>(
     await new Promise((resolve) => setTimeout(resolve, RETRY_WRITE_MS))
   }
 }
+
+/**
+ * A bulk delete a chunk per transaction (erasing removed chats, discarding an unfinished import):
+ * `chunk` answers how many rows it deleted, and runs again, `pause` and holdForCheckpoint
+ * between two, until it deletes none or `stopped()`. Each waits for the write lock off the event
+ * loop (whenFree).
+ */
+export async function inChunks(
+  store: { tryTransaction<R>(fn: () => R): { value: R } | null },
+  chunk: () => number,
+  stopped: () => boolean,
+  hold: WriterHold,
+  pause: () => Promise<void>,
+): Promise<void> {
+  while (!stopped() && (await whenFree(store, chunk, stopped)) > 0) {
+    await pause()
+    await holdForCheckpoint(hold)
+  }
+}

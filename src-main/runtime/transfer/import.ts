@@ -2,7 +2,7 @@ import { ArborError } from '../../../src-shared/errors'
 import { newId } from '../../../src-shared/ids'
 import type { MessagePart, SecurityMode, SessionMessage } from '../../../src-shared/types'
 import { rootSessionRow, type SessionRow, type Store } from '../../store'
-import { holdForCheckpoint, NO_HOLD, whenFree, type WriterHold } from '../../store/checkpoint-pace'
+import { holdForCheckpoint, inChunks, NO_HOLD, whenFree, type WriterHold } from '../../store/checkpoint-pace'
 import type { Model } from '../models/types'
 import { breathe } from './breathe'
 import type { ChatFile, ChatFileMessage } from './format'
@@ -319,11 +319,5 @@ export async function discardImport(
   stopped = () => false,
   hold = NO_HOLD,
 ): Promise<void> {
-  while (
-    !stopped() &&
-    (await whenFree(store, () => store.discardImport(import_id, DISCARD_CHUNK), stopped)) > 0
-  ) {
-    await breathe()
-    await holdForCheckpoint(hold)
-  }
+  await inChunks(store, () => store.discardImport(import_id, DISCARD_CHUNK), stopped, hold, breathe)
 }
