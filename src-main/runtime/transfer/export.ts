@@ -1,6 +1,6 @@
 import { ArborError } from '../../../src-shared/errors'
 import type { ChatExportResult, ExportFormat, SessionMessage } from '../../../src-shared/types'
-import type { SessionRow, Store } from '../../store'
+import type { ForwardRange, SessionRow, Store } from '../../store'
 import { CHAT_FILE_FORMAT, CHAT_FILE_VERSION, type ChatFileSession } from './format'
 import { cutText } from '../../../src-shared/cut-text'
 import { breathe } from './breathe'
@@ -11,40 +11,51 @@ const PAGE = 500
 const SEQ_PAGE = 10_000
 
 /**
- * A session's visible lineage above seq `after`, oldest first, a page per turn of the event loop
- * (a chat may be long), up to its last message when the export began: what is added meanwhile is
- * not in it. Each page can go once it is written out. Read whole first (newest first, then
- * reversed), 100,000 messages outlived the young generation: the scavenges that copied them, and
- * the mark-compacts of the old space they filled, held the event loop for 25-45 ms.
+ * A session's visible lineage above seq `after`, oldest first, a page of `size` per turn of the
+ * event loop (a chat may be long), up to its last message when the export began: what is added
+ * meanwhile is not in it. Each page can go once it is written out. Read whole first (newest
+ * first, then reversed), 100,000 messages outlived the young generation: the scavenges that
+ * copied them, and the mark-compacts of the old space they filled, held the event loop for
+ * 25-45 ms. `read` is the store's call for a range (the messages, or only their seqs).
  */
-async function* lineagePages(
-  store: Store,
+async function* forwardPages<T>(
+  read: (session_id: string, range: ForwardRange) => T[],
   row: SessionRow,
   after: number,
-): AsyncGenerator<SessionMessage[], void, undefined> {
+  size: number,
+  seqOf: (item: T) => number,
+): AsyncGenerator<T[], void, undefined> {
   for (;;) {
-    const page = store.readMessages(row.session_id, { after_seq: after, upto_seq: row.last_seq, limit: PAGE })
+    const page = read(row.session_id, { after_seq: after, upto_seq: row.last_seq, limit: size })
     if (page.length > 0) yield page
-    if (page.length < PAGE) return
-    after = page[page.length - 1]!.seq
+    if (page.length < size) return
+    after = seqOf(page[page.length - 1]!)
     await breathe()
   }
 }
 
+/** The session's messages, a page at a time (forwardPages). */
+const lineagePages = (store: Store, row: SessionRow, after: number) =>
+  forwardPages(
+    (id, range) => store.readMessages(id, range),
+    row,
+    after,
+    PAGE,
+    (m) => m.seq,
+  )
+
 /** The seqs of the messages lineagePages reads, ahead of them (a file numbers them first). */
 async function lineageSeqs(store: Store, row: SessionRow, after: number): Promise<number[]> {
   const seqs: number[] = []
-  for (;;) {
-    const page = store.messageSeqs(row.session_id, {
-      after_seq: after,
-      upto_seq: row.last_seq,
-      limit: SEQ_PAGE,
-    })
-    for (const seq of page) seqs.push(seq)
-    if (page.length < SEQ_PAGE) return seqs
-    after = page[page.length - 1]!
-    await breathe()
-  }
+  const pages = forwardPages(
+    (id, range) => store.messageSeqs(id, range),
+    row,
+    after,
+    SEQ_PAGE,
+    (seq) => seq,
+  )
+  for await (const page of pages) for (const seq of page) seqs.push(seq)
+  return seqs
 }
 
 /** Every visible message of a session's lineage (as lineagePages reads it), oldest first. */
