@@ -120,6 +120,45 @@ test.describe('transcript', () => {
     await expect(page.getByRole('button', { name: 'Jump to latest ↓' })).toHaveCount(0)
   })
 
+  test('a reply streamed at full speed shows its newest words while it streams, never an empty box', async ({
+    page,
+    host,
+  }) => {
+    await openApp(page, host)
+    // Each time Chromium tells a long reply's section that it is skipped (not laid out, not
+    // painted) or shown: where the section is then, against the transcript's viewport. Nothing
+    // has changed the page since that frame was painted, so a skipped section in the viewport was
+    // painted as an empty box. The view was put at the reply's new end after the browser had
+    // decided which sections are near it: every frame of a fast stream painted its end empty.
+    await transcript(page).evaluate((log) => {
+      const seen: { skipped: boolean; inView: boolean }[] = []
+      document.addEventListener(
+        'contentvisibilityautostatechange',
+        (e) => {
+          const el = e.target as Element
+          if (!el.classList.contains('md-section')) return
+          const box = el.getBoundingClientRect()
+          const view = log.getBoundingClientRect()
+          const inView = box.bottom > view.top + 1 && box.top < view.bottom - 1
+          seen.push({ skipped: (e as Event & { skipped: boolean }).skipped, inView })
+        },
+        true,
+      )
+      ;(window as unknown as { seen: typeof seen }).seen = seen
+    })
+    await send(page, '/stream 40000 0')
+    const reply = page.getByRole('article', { name: 'Assistant' }).last()
+    await expect(reply).toHaveAttribute('data-status', 'complete', { timeout: 30_000 })
+    await expect(reply).toContainText('word40000')
+    const seen = await page.evaluate(
+      () => (window as unknown as { seen: { skipped: boolean; inView: boolean }[] }).seen,
+    )
+    // Sections left the view in several frames (the reply is about 30 of 8,000 characters) and
+    // were skipped; none was skipped where the reader looks.
+    expect(seen.filter((s) => !s.inView && s.skipped).length).toBeGreaterThan(5)
+    expect(seen.filter((s) => s.inView && s.skipped)).toEqual([])
+  })
+
   test('a long reply lays out only the blocks near the view, and shows each one as it is reached', async ({
     page,
     host,

@@ -197,7 +197,7 @@ const Section = memo(
     // Its last block continues in the next section (a paragraph cut in blocks): no gap either.
     const joined = !final && !texts[texts.length - 1]!.endsWith('\n')
     return (
-      <div className={joined ? 'md-section md-joined' : 'md-section'} style={style}>
+      <div className={`md-section${joined ? ' md-joined' : ''}${growing ? ' md-growing' : ''}`} style={style}>
         {texts.map((b, i) => (
           <Block
             key={i}

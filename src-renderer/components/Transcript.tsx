@@ -387,7 +387,8 @@ export function Transcript() {
                 </button>
               </div>
             )}
-            <div className="vwindow">
+            {/* Following the end, the marker after the rows is the view's scroll anchor (transcript.css). */}
+            <div className={away ? 'vwindow' : 'vwindow vwindow-end'}>
               {messages.slice(start, end).map((m) => (
                 <Row
                   key={m.message_id}
@@ -398,6 +399,7 @@ export function Transcript() {
                 />
               ))}
             </div>
+            <div className="vend" aria-hidden="true" />
           </div>
         )}
       </div>
