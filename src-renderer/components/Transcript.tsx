@@ -274,11 +274,12 @@ export function Transcript() {
     }
     if (view.follow) {
       // Rows added at the end (a streamed frame, a reply's new row) leave the view to the
-      // observer of the list's height, which keeps it at the end after the browser's own layout:
-      // reading scrollHeight here forces a layout of its own (6-7 ms in the frame a reply's row
-      // comes, with a long reply streaming). Another chat, its first page or an older one
-      // loaded: pinned now, before a scroll event of the frame can find the view away from the
-      // end (a list that shrank while it loaded was scrolled up).
+      // browser's scroll anchor (the marker after the rows, transcript.css) and, after the
+      // layout, to the observer of the list's height: reading scrollHeight here forces a layout
+      // of its own (6-7 ms in the frame a reply's row comes, with a long reply streaming).
+      // Another chat, its first page or an older one loaded: pinned now, before a scroll event
+      // of the frame can find the view away from the end (a list that shrank while it loaded
+      // was scrolled up).
       const shape = `${sessionId}:${messages.at(0)?.message_id ?? ''}`
       if (!observer || end !== messages.length || shape !== pinned.current) pinToEnd(el)
       pinned.current = end === messages.length ? shape : null
@@ -387,7 +388,6 @@ export function Transcript() {
                 </button>
               </div>
             )}
-            {/* Following the end, the marker after the rows is the view's scroll anchor (transcript.css). */}
             <div className={away ? 'vwindow' : 'vwindow vwindow-end'}>
               {messages.slice(start, end).map((m) => (
                 <Row
