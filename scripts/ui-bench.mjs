@@ -443,8 +443,22 @@ async function readTrace(cdp) {
   return {
     tasks: onMain.filter((e) => e.name === 'RunTask' && e.ph === 'X').map((e) => e.dur / 1000),
     domToCommit: commit ? (commit.ts + commit.dur - stamp.ts) / 1000 : null,
+    // The garbage collector's pauses on the main thread (ms, on the trace's clock, where the
+    // page's `domAt` is `stampAt`): a scavenge, a step of a major GC's marking, its final pause.
+    gc: onMain
+      .filter((e) => e.ph === 'X' && GC_PAUSES.has(e.name))
+      .map((e) => ({ at: e.ts / 1000, dur: e.dur / 1000, major: e.name !== 'MinorGC' })),
+    stampAt: stamp ? stamp.ts / 1000 : null,
   }
 }
+
+const GC_PAUSES = new Set([
+  'MinorGC',
+  'MajorGC',
+  'V8.GC_MC_INCREMENTAL',
+  'V8.GC_MC_INCREMENTAL_START',
+  'V8.GC_MC_INCREMENTAL_FINALIZE',
+])
 
 async function heapMiB(cdp, snapshot) {
   await cdp.send('HeapProfiler.collectGarbage')
@@ -603,7 +617,7 @@ async function uiBench(url, chats) {
       const { firstDeltaAt, lastDeltaAt, domAt, paintAt } = window.__bench
       return { firstDeltaAt, lastDeltaAt, domAt, paintAt, ...window.__bench.stopProbe() }
     })
-    const { tasks, domToCommit } = await readTrace(cdp)
+    const { tasks, domToCommit, gc, stampAt } = await readTrace(cdp)
     if (process.env.UI_BENCH_PROFILE) {
       const { profile } = await cdp.send('Profiler.stop')
       writeFileSync(process.env.UI_BENCH_PROFILE, JSON.stringify(profile))
@@ -658,6 +672,19 @@ async function uiBench(url, chats) {
     console.log(
       `ui: (frames: ${parts.start.length} from Enter to 2 frames after the first delta, ${lateOf(parts.start)} late; ${parts.between.length} then until the last delta arrived, ${lateOf(parts.between)} late, p95 ${percentile(parts.between, 95).toFixed(1)} ms; ${parts.end.length} after it, ${lateOf(parts.end)} late)`,
     )
+    // And what was in them: the collector's pauses on the main thread, placed on the page's clock
+    // by the stamp of the last word's DOM change. A major GC's marking starts once the heap has
+    // grown by a few MiB since the last full collection (here the forced one of "heap before").
+    if (stampAt !== null) {
+      const pauses = gc.map((g) => ({ ...g, at: g.at - stampAt + b.domAt }))
+      const during = pauses.filter((g) => g.at >= b.frames[0][0] && g.at <= b.frames.at(-1)[0])
+      const big = during.filter((g) => g.dur >= 2)
+      const inFrame = (t, d) => big.some((g) => g.at + g.dur > t - d && g.at < t)
+      const lateFrames = b.frames.slice(2).filter(([, d]) => isLate(d))
+      console.log(
+        `ui: (the collector on the main thread while streaming: ${during.reduce((a, g) => a + g.dur, 0).toFixed(1)} ms, ${big.length} pauses of 2 ms or more, longest ${Math.max(0, ...during.map((g) => g.dur)).toFixed(1)} ms, ${during.some((g) => g.major) ? "a major GC's marking among them" : 'scavenges only'}; late frames holding one of those pauses: ${lateFrames.filter(([t, d]) => inFrame(t, d)).length} of ${lateFrames.length})`,
+      )
+    }
     report(
       `rAF p95 while streaming ${WORDS} words`,
       percentile(streamFrames, 95),
