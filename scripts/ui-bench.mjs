@@ -23,6 +23,7 @@
 // of the streaming run (open it in Chromium's performance panel), UI_BENCH_PROFILE=file its CPU
 // profile, UI_BENCH_HEAP=prefix heap snapshots before and after it (prefix-before.heapsnapshot),
 // UI_BENCH_CSS='…' adds a style sheet to the page before it (to try a CSS change without a build).
+// UI_BENCH_OUT=dir measures another build than out/ (see scripts/ab-stream.mjs).
 /* global window, document, requestAnimationFrame, MutationObserver -- instrument() and the
    page.evaluate callbacks run in the page, not in Node. */
 import { spawn, execFileSync } from 'node:child_process'
@@ -35,8 +36,11 @@ import { runnerImport } from 'vite'
 import { chromiumLaunchOptions } from './chromium.mjs'
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '..', '..')
-const SERVE = join(ROOT, 'out', 'main', 'serve.js')
-const SEED = join(ROOT, 'out', 'main', 'bench-seed.js')
+// The build to measure: out/, or another copy of it inside the project (UI_BENCH_OUT; its
+// packages resolve from the project's node_modules), as scripts/ab-stream.mjs compares two.
+const OUT = resolve(ROOT, process.env.UI_BENCH_OUT ?? 'out')
+const SERVE = join(OUT, 'main', 'serve.js')
+const SEED = join(OUT, 'main', 'bench-seed.js')
 const full = process.argv.includes('--full')
 const strict = process.argv.includes('--strict')
 const streamOnly = process.argv.includes('--stream-only')
