@@ -44,8 +44,8 @@ function parse(text) {
     phases: num(
       /frames: \d+ from Enter.*?, (\d+) late; \d+ then until the last delta arrived, (\d+) late.*?; \d+ after it, (\d+) late/,
     ),
-    p95: verdict(/rAF p95 while streaming .*\((?:target[^)]*)\) (OK|MISS)/),
-    painted: verdict(/last delta → painted: .*\((?:target[^)]*)\) (OK|MISS)/),
+    p95: verdict(/rAF p95 while streaming .*\(target[^)]*\) (OK|MISS)/),
+    painted: verdict(/last delta → painted: .*\(target[^)]*\) (OK|MISS)/),
     gc: num(/late frames holding one of those pauses: (\d+) of \d+/),
   }
 }

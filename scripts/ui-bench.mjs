@@ -653,7 +653,8 @@ async function uiBench(url, chats) {
     )
     const idleMedian = median(idleStream)
     const isLate = (d) => d > 1.5 * idleMedian
-    const late = streamFrames.filter(isLate)
+    const lateFrames = b.frames.slice(2).filter(([, d]) => isLate(d))
+    const late = lateFrames.map(([, d]) => d)
     console.log(
       `ui: (while streaming: ${late.length} of ${streamFrames.length} frames came late, over 1.5 idle frames: ${late.map((d) => d.toFixed(0)).join(' ')} ms)`,
     )
@@ -684,7 +685,6 @@ async function uiBench(url, chats) {
       const during = pauses.filter((g) => g.at >= b.frames[0][0] && g.at <= b.frames.at(-1)[0])
       const big = during.filter((g) => g.dur >= 2)
       const inFrame = (t, d) => big.some((g) => g.at + g.dur > t - d && g.at < t)
-      const lateFrames = b.frames.slice(2).filter(([, d]) => isLate(d))
       console.log(
         `ui: (the collector on the main thread while streaming: ${during.reduce((a, g) => a + g.dur, 0).toFixed(1)} ms, ${big.length} pauses of 2 ms or more, longest ${Math.max(0, ...during.map((g) => g.dur)).toFixed(1)} ms, ${during.some((g) => g.major) ? "a major GC's marking among them" : 'scavenges only'}; late frames holding one of those pauses: ${lateFrames.filter(([t, d]) => inFrame(t, d)).length} of ${lateFrames.length})`,
       )
