@@ -10,7 +10,7 @@ import { performance } from 'node:perf_hooks'
 import WebSocket from 'ws'
 import { connectArbor } from '../../src-shared/sdk'
 import { host } from './host'
-import { compare, median } from './stats'
+import { compare, fmt, median } from './stats'
 
 const IDLE_MS = 20
 
@@ -89,8 +89,8 @@ async function interleaved(
   arbor: (n: number) => Promise<number[]>,
   raw: (n: number) => Promise<number[]>,
   n: number,
-): Promise<{ arbor: number[]; raw: number[] }> {
-  const out = { arbor: [] as number[], raw: [] as number[] }
+): Promise<{ arbor: number[]; raw: number[]; rounds: number[] }> {
+  const out = { arbor: [] as number[], raw: [] as number[], rounds: [] as number[] }
   const block = Math.ceil(n / ROUNDS)
   // A pause between blocks, so neither inherits work the other left running (a host finishing
   // its last turn's bookkeeping while the raw server answers), and two warm-up trips in each
@@ -98,9 +98,12 @@ async function interleaved(
   const settle = () => new Promise((r) => setTimeout(r, 50))
   for (let r = 0; r < ROUNDS; r++) {
     await settle()
-    out.arbor.push(...(await arbor(block + 2)).slice(2))
+    const a = (await arbor(block + 2)).slice(2)
     await settle()
-    out.raw.push(...(await raw(block + 2)).slice(2))
+    const b = (await raw(block + 2)).slice(2)
+    out.arbor.push(...a)
+    out.raw.push(...b)
+    out.rounds.push(median(a) - median(b))
   }
   return out
 }
@@ -156,14 +159,11 @@ export async function overTheWire(dir: string, sessions: number): Promise<void> 
     (n) => raw.roundTrips(n, IDLE_MS),
     200,
   )
-  const alone = backToBack.arbor
-  const aloneIdle = afterIdle.arbor
-  const rawXs = backToBack.raw
-  const rawIdle = afterIdle.raw
 
   // With the tab open, against raw round trips measured in turns with them too (as alone).
-  let tabbed = { arbor: [] as number[], raw: [] as number[] }
-  let tabbedIdle = { arbor: [] as number[], raw: [] as number[] }
+  const none = () => ({ arbor: [] as number[], raw: [] as number[], rounds: [] as number[] })
+  let tabbed = none()
+  let tabbedIdle = none()
   let paint = 0
   let tabWork = ''
   try {
@@ -243,32 +243,28 @@ export async function overTheWire(dir: string, sessions: number): Promise<void> 
   raw.close()
   await arbor.close()
   await h.stop()
-  const base = median(rawXs)
-  const idle = median(rawIdle)
-  const wire = (what: string, xs: number[], b: number, baseName: string) =>
+  // The figure is the difference of the medians of all 200; the spread of the blocks' own
+  // differences says how far one run's figure can move with the machine's load.
+  const wire = (what: string, m: { arbor: number[]; raw: number[]; rounds: number[] }, baseName: string) => {
+    const r = [...m.rounds].sort((x, y) => x - y)
     compare(
       `prompt → first delta over the WebSocket host, ${what}, p50`,
-      median(xs),
-      b,
+      median(m.arbor),
+      median(m.raw),
       baseName,
       { diff: 1 },
-      'medians of 200',
+      `medians of 200; Arbor − baseline in each of the ${r.length} blocks of ${m.arbor.length / r.length}: ${fmt(r[0]!)}–${fmt(r.at(-1)!)} ms`,
     )
-  wire('back to back', alone, base, 'raw ws round trip')
-  wire('into an idle app', aloneIdle, idle, 'raw ws round trip after idling')
+  }
+  wire('back to back', backToBack, 'raw ws round trip')
+  wire('into an idle app', afterIdle, 'raw ws round trip after idling')
   if (tabbed.arbor.length) {
     wire(
       `back to back, the app open in a Chromium tab with ${sessions} sessions`,
-      tabbed.arbor,
-      median(tabbed.raw),
+      tabbed,
       'raw ws round trip',
     )
-    wire(
-      `into an idle app, the app open in a Chromium tab`,
-      tabbedIdle.arbor,
-      median(tabbedIdle.raw),
-      'raw ws round trip after idling',
-    )
+    wire(`into an idle app, the app open in a Chromium tab`, tabbedIdle, 'raw ws round trip after idling')
   }
   if (tabWork) console.log(`(${tabWork})`)
   if (paint)
