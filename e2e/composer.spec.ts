@@ -11,6 +11,27 @@ test.describe('composer', () => {
     await expect(page.getByRole('article', { name: 'You' })).toHaveText('first line\nsecond line')
   })
 
+  test('grows with its lines up to a limit, then scrolls, and is one line again once sent', async ({
+    page,
+    host,
+  }) => {
+    await openApp(page, host)
+    const box = composer(page)
+    const height = async () => (await box.boundingBox())!.height
+    const one = await height()
+    await box.fill('a\nb\nc')
+    const three = await height()
+    expect(three, 'three lines are taller than one').toBeGreaterThan(one + 30)
+    await box.fill(Array.from({ length: 40 }, (_, i) => `line ${i}`).join('\n'))
+    expect(await height(), 'forty lines stop at the limit').toBeLessThanOrEqual(240)
+    expect(await height()).toBeGreaterThan(three)
+    expect(await box.evaluate((el) => el.scrollHeight > el.clientHeight), 'the rest scrolls').toBe(true)
+    await box.press('Enter')
+    await expect(page.getByRole('article', { name: 'You' })).toContainText('line 39')
+    await expect(box).toHaveValue('')
+    await expect.poll(height).toBe(one)
+  })
+
   test('Steer sends the text to the running turn as a steering note', async ({ page, host }) => {
     await openApp(page, host)
     await send(page, '/stream 120 20')

@@ -1,4 +1,4 @@
-import { useEffect, useId, useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react'
+import { useEffect, useId, useRef, useState, type KeyboardEvent } from 'react'
 import { useActions, useApp, useAppStore } from '../state/hooks'
 import { pendingInteractions } from '../state/transcript'
 import { MAX_TEXT_CHARS } from '../../src-shared/limits'
@@ -9,9 +9,6 @@ import { AttachmentChips } from './Attachments'
 import { PromptMenu, ResourcePicker, usePromptMenu } from './McpComposer'
 
 const NO_PLUGINS: string[] = []
-
-/** Taller than this many pixels, the textarea scrolls instead of growing. */
-const MAX_HEIGHT = 240
 
 export const COMPOSER_ID = 'composer-input'
 
@@ -108,14 +105,6 @@ export function Composer() {
     ref.current?.focus()
   })
   const menuId = useId()
-
-  // Grow with the content, up to a limit.
-  useLayoutEffect(() => {
-    const el = ref.current
-    if (!el) return
-    el.style.height = 'auto'
-    el.style.height = `${Math.min(el.scrollHeight, MAX_HEIGHT)}px`
-  }, [text])
 
   // A newly opened conversation is ready to type into, unless an approval holds the focus or
   // the reader is typing somewhere else (the search box, while the app opens its last chat):
