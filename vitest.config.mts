@@ -1,4 +1,4 @@
-import { defineConfig } from 'vitest/config'
+import { configDefaults, defineConfig } from 'vitest/config'
 import react from '@vitejs/plugin-react'
 
 /**
@@ -21,7 +21,7 @@ export default defineConfig({
           name: 'main',
           environment: 'node',
           include: ['test/main/**/*.test.ts'],
-          exclude: ALONE,
+          exclude: [...configDefaults.exclude, ...ALONE],
           // better-sqlite3 is a native addon: child processes are safer than worker threads.
           pool: 'forks',
           testTimeout: 20_000,

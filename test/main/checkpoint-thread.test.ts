@@ -199,7 +199,7 @@ describe('the checkpoint thread', () => {
     const { held } = await bulkWriter(db, thread.writers, { ms: 1500 })
     const total = performance.now() - started
     // Closed before the reader ends: a look between the two could restart the log, the reader
-    // gone (once in a few dozen runs).
+    // gone (seen once; certain with a wait between the two).
     await thread.close()
     reader.exec('COMMIT')
     expect(thread.restarts()).toBe(0)
