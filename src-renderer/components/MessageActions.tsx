@@ -35,10 +35,6 @@ export function MessageActions({ message, onEdit }: { message: SessionMessage; o
   const versionSeq = message.role === 'user' && message.kind === 'text' ? message.seq : promptSeq
   const canRegenerate =
     message.role === 'assistant' && message.kind === 'text' && message.turn_id !== undefined
-  const running = useApp((s) => {
-    const state = s.transcript?.info?.state
-    return state === 'running' || state === 'waiting'
-  })
   // The text is joined when it is copied, not at every render (a streaming reply renders each frame).
   const hasText = message.parts.some((p) => p.type === 'text' && p.text !== '')
   return (
@@ -68,11 +64,9 @@ export function MessageActions({ message, onEdit }: { message: SessionMessage; o
         <button
           type="button"
           className="msg-action-btn"
-          title={
-            running
-              ? 'Forks include only finished turns; the running turn is left out'
-              : 'A new session with the history up to this message'
-          }
+          // One title whatever the session's state: a title that changed with it re-rendered every
+          // visible message's toolbar as each turn started and ended.
+          title="A new session with the history up to this message (a turn still running is left out)"
           onClick={() => void fork({ message_id: message.message_id })}
         >
           <BranchIcon /> Fork from here

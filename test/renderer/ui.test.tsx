@@ -317,6 +317,37 @@ describe('App', () => {
     }
   })
 
+  it("leaves the messages' toolbars as they are when a turn starts and ends", async () => {
+    // Each turn changes the session's state twice; the visible messages' actions do not depend
+    // on it (their toolbars were all rendered again at both, in the frame that starts a reply).
+    const { el, host } = await render({
+      page: {
+        items: [
+          msg('m1', 1, { role: 'user', parts: [text('u', 'Plan a trip')] }),
+          msg('m2', 2, { parts: [text('a', 'Sure')] }),
+        ],
+        next_cursor: null,
+      },
+    })
+    const toolbars = $$(el, '.msg-toolbar')
+    expect(toolbars).toHaveLength(2)
+    const changed: MutationRecord[] = []
+    const watch = new MutationObserver((records) => changed.push(...records))
+    for (const t of toolbars)
+      watch.observe(t, { subtree: true, attributes: true, childList: true, characterData: true })
+    for (const state of ['running', 'idle'] as const) {
+      await act(async () => {
+        host.emitInfo(info(SID, { title: 'Greetings', state }))
+        await settle()
+      })
+      // The change arrived: the composer offers Stop while the turn runs.
+      expect($$(el, 'button').some((b) => b.getAttribute('aria-label') === 'Stop')).toBe(state === 'running')
+    }
+    watch.disconnect()
+    expect(changed.map((r) => `${r.type} ${r.attributeName ?? ''}`)).toEqual([])
+    expect($$(el, '.msg-toolbar')).toEqual(toolbars)
+  })
+
   it("offers Fork from here on every message and edit-and-resend on the user's own", async () => {
     const { el, host } = await render({
       page: {
