@@ -73,6 +73,15 @@ function button(el: HTMLElement, name: string): HTMLButtonElement {
   return found as HTMLButtonElement
 }
 
+/** A prompt and its reply: a toolbar each. */
+const planATrip = (): MessagesPage => ({
+  items: [
+    msg('m1', 1, { role: 'user', parts: [text('u', 'Plan a trip')] }),
+    msg('m2', 2, { parts: [text('a', 'Sure')] }),
+  ],
+  next_cursor: null,
+})
+
 describe('App', () => {
   it('shows the session, its model label and the approval mode', async () => {
     const { el } = await render()
@@ -320,15 +329,7 @@ describe('App', () => {
   it("leaves the messages' toolbars as they are when a turn starts and ends", async () => {
     // Each turn changes the session's state twice; the visible messages' actions do not depend
     // on it (their toolbars were all rendered again at both, in the frame that starts a reply).
-    const { el, host } = await render({
-      page: {
-        items: [
-          msg('m1', 1, { role: 'user', parts: [text('u', 'Plan a trip')] }),
-          msg('m2', 2, { parts: [text('a', 'Sure')] }),
-        ],
-        next_cursor: null,
-      },
-    })
+    const { el, host } = await render({ page: planATrip() })
     const toolbars = $$(el, '.msg-toolbar')
     expect(toolbars).toHaveLength(2)
     const changed: MutationRecord[] = []
@@ -349,15 +350,7 @@ describe('App', () => {
   })
 
   it("offers Fork from here on every message and edit-and-resend on the user's own", async () => {
-    const { el, host } = await render({
-      page: {
-        items: [
-          msg('m1', 1, { role: 'user', parts: [text('u', 'Plan a trip')] }),
-          msg('m2', 2, { parts: [text('a', 'Sure')] }),
-        ],
-        next_cursor: null,
-      },
-    })
+    const { el, host } = await render({ page: planATrip() })
     host.on('session.fork', () =>
       info('ses_child', { parent: { parent_session_id: SID, fork_seq: 1, snapshot_id: 's' } }),
     )
