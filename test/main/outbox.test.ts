@@ -145,6 +145,56 @@ describe('a connection’s outbox', () => {
     expect(h.pendingTimers()).toBe(0)
   })
 
+  it('keeps a watcher written to within the frame on the frame’s pace when a session stops, but never the caller', () => {
+    // Turns a millisecond apart (a client prompting back to back): the watcher gets the first
+    // turn as it ends, then the turns that ended meanwhile in one write, a frame after the first
+    // of them began.
+    const watcher = harness()
+    const turn = (at: number, n: number) => {
+      watcher.at(at)
+      watcher.otherTurn(`prompt ${n}`)
+      watcher.at(at + 0.5)
+      watcher.box.event(`idle ${n}`)
+      watcher.box.settle()
+      watcher.endTurn()
+    }
+    turn(1000, 1)
+    expect(watcher.writes.map((w) => w.at)).toEqual([1000.5, 1000.5])
+    turn(1001, 2)
+    turn(1002, 3)
+    expect(watcher.frames()).toEqual(['prompt 1', 'idle 1'])
+    watcher.at(1001 + FRAME_MS - 1)
+    expect(watcher.frames()).toHaveLength(2)
+    watcher.at(1001 + FRAME_MS)
+    expect(watcher.frames().slice(2)).toEqual(['prompt 2', 'idle 2', 'prompt 3', 'idle 3'])
+    expect(watcher.writes.at(-1)!.at).toBe(1001 + FRAME_MS)
+    expect(watcher.pendingTimers()).toBe(0)
+
+    // The connection that prompted: its turn's end leaves as that turn of the event loop ends,
+    // although it was written to a moment ago.
+    const caller = harness()
+    caller.handling('me')
+    caller.box.reply('answer')
+    caller.box.event('first delta', true)
+    caller.endTurn()
+    caller.at(1001)
+    caller.box.event('reply finished')
+    caller.box.event('session idle')
+    caller.box.settle()
+    caller.endTurn()
+    expect(caller.frames()).toEqual(['answer', 'first delta', 'reply finished', 'session idle'])
+    expect(caller.writes.at(-1)!.at).toBe(1001)
+    expect(caller.pendingTimers()).toBe(0)
+    // Settled: until it asks again, it is paced as a watcher is.
+    caller.at(1002)
+    caller.box.event('another window’s turn ended')
+    caller.box.settle()
+    caller.endTurn()
+    expect(caller.frames()).toHaveLength(4)
+    caller.at(1001 + FRAME_MS)
+    expect(caller.frames()).toHaveLength(5)
+  })
+
   it('never paces an answer: what waits goes with it, in order', () => {
     const h = harness()
     h.box.event('a')
