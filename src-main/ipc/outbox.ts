@@ -18,13 +18,13 @@
  * messages, a few words and the end) costs a watching page one render, not two. When a session
  * stops (`settle`: its turn ended, or it waits for the user), what is queued leaves as that turn
  * of the event loop ends, not at the frame: a short turn is one write as soon as it is over
- * (3.3 ms after the prompt here, not 17), and a stream's last words are not held back. Only a
- * connection that only watches and was written to less than a frame ago waits for its frame
- * all the same: turns that end a millisecond apart (a client prompting back to back) would
- * otherwise cost it a write, and its browser a wake-up, per turn, on the cores the caller's
- * next prompt needs (issue 10 item 3: 0.2–0.6 ms more per prompt with one such page open, and
- * about as much with the page frozen). A connection that made a request since it last settled is the
- * caller, not a watcher: its turn's end always leaves at once.
+ * (3.3 ms after the prompt here, not 17), and a stream's last words are not held back. That is
+ * for a session the connection acts on (it prompted, answered, steered… there). For one it only
+ * watches, a connection written to less than a frame ago waits for its frame all the same: turns
+ * that end a millisecond apart (a client prompting back to back) would otherwise cost it a write,
+ * and its browser a wake-up, per turn, on the cores the caller's next prompt needs (issue 10
+ * item 3: 0.2–0.6 ms more per prompt with one such page open, and about as much with the page
+ * frozen).
  * An answer to a request never waits for the pacing, only for another connection's turn to end:
  * what is queued before it goes with it, in order. One connection's frames always keep their
  * order.
@@ -59,10 +59,10 @@ export interface Outbox<F> {
   /**
    * A session stopped (its turn ended, or it waits for the user): what is queued leaves when this
    * turn of the event loop ends, not a frame later — the end of a short turn is its last event.
-   * A connection that made no request since it last settled and was written to less than a frame
-   * ago keeps the frame's pace instead.
+   * `watching`: a session this connection only watches; written to less than a frame ago, the
+   * connection keeps the frame's pace instead.
    */
-  settle(): void
+  settle(watching: boolean): void
   /** The connection closed: nothing more is written. */
   close(): void
 }
@@ -76,8 +76,6 @@ export function createOutbox<F>(io: OutboxIo<F>, frameMs = FRAME_MS): Outbox<F> 
   let closed = false
   /** A settle's flush waits for the end of this turn of the event loop. */
   let settling = false
-  /** This connection made a request since it last settled: it is the caller, not a watcher. */
-  let asked = false
 
   const write = (frame: F, urgent = false) => {
     lastWrite = io.now()
@@ -108,7 +106,6 @@ export function createOutbox<F>(io: OutboxIo<F>, frameMs = FRAME_MS): Outbox<F> 
     },
     reply(frame) {
       if (closed) return
-      asked = true
       // While another connection's request is handled: behind what is queued, as that turn ends.
       if (queued && io.handling() === 'other') {
         queued.push(frame)
@@ -120,14 +117,13 @@ export function createOutbox<F>(io: OutboxIo<F>, frameMs = FRAME_MS): Outbox<F> 
       write(frame)
     },
     flush,
-    settle() {
+    settle(watching) {
       if (closed || !queued || settling) return
-      // A watcher written to within the frame: the frame's timer, already set, sends it.
-      if (!asked && io.now() - lastWrite < frameMs) return
+      // Written to within the frame: the frame's timer, already set, sends it.
+      if (watching && io.now() - lastWrite < frameMs) return
       settling = true
       io.afterTurn(() => {
         settling = false
-        asked = false
         if (queued) flush()
       })
     },

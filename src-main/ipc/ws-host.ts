@@ -60,9 +60,31 @@ export const MAX_BUFFERED_BYTES = 64 * 1024 * 1024
  */
 type Frame = ServerEvent | { answer: string }
 
-/** A session's info saying it stopped: idle, paused or waiting for the user after a turn. */
-const stops = (e: ServerEvent): boolean =>
+/** The session whose info says it stopped (idle, paused or waiting for the user after a turn), or null. */
+const stopped = (e: ServerEvent): string | null =>
   e.type === 'sessions' && e.mutation.info !== null && e.mutation.info.state !== 'running'
+    ? e.mutation.session_id
+    : null
+
+/**
+ * The requests that act on a session's turns: a connection that sent one for a session gets that
+ * session's stops at once, as the one waiting for them; a connection that only reads and watches
+ * it gets them at the pace of a watching page (outbox.ts).
+ */
+const ACTING = new Set([
+  'session.prompt',
+  'session.wait_turn',
+  'session.stop',
+  'session.respond',
+  'session.steer',
+  'session.pause',
+  'session.run',
+  'session.unqueue',
+  'session.set',
+  'session.compact',
+])
+/** Sessions a connection acted on, the newest kept: a bound on what a client can make it hold. */
+const MAX_ACTED = 256
 
 /**
  * An event's text, made once however many connections it goes to: a session's mutation reaches
@@ -249,10 +271,12 @@ export async function startBrowserHost(opts: {
       clearTimer: (t) => clearTimeout(t as NodeJS.Timeout),
     })
     // A burst of deltas (a model at full speed) leaves as its first delta and one joined frame.
+    const acted = new Set<string>()
     const bursts = deltaBursts((event) => {
       if (ws.readyState !== ws.OPEN) return
       out.event(event, isDelta(event))
-      if (stops(event)) out.settle()
+      const session = stopped(event)
+      if (session !== null) out.settle(!acted.has(session))
     })
     const peer: Peer = {
       id: newId('sub'),
@@ -336,6 +360,12 @@ export async function startBrowserHost(opts: {
         method !== 'sessions.import_write'
       )
         return tooLarge(MAX_REQUEST_BYTES, id)
+      const session = (params as { session_id?: unknown } | null)?.session_id
+      if (typeof method === 'string' && ACTING.has(method) && typeof session === 'string') {
+        acted.delete(session)
+        acted.add(session)
+        if (acted.size > MAX_ACTED) acted.delete(acted.values().next().value!)
+      }
       void opts.router.handle(method, params, peer).then((result) => reply(id, result))
     })
     ws.on('close', () => {

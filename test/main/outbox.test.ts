@@ -119,7 +119,7 @@ describe('a connection’s outbox', () => {
     h.at(1003)
     h.box.event('reply finished')
     h.box.event('session idle')
-    h.box.settle()
+    h.box.settle(true)
     // Not in the middle of the turn: what else it sends joins the write.
     expect(h.frames()).toEqual([])
     h.box.event('list changed')
@@ -139,23 +139,23 @@ describe('a connection’s outbox', () => {
     h.at(1019)
     expect(h.frames().at(-1)).toBe('next')
     // Nothing queued: nothing to write, nothing scheduled.
-    h.box.settle()
+    h.box.settle(true)
     h.endTurn()
     expect(h.frames()).toHaveLength(6)
     expect(h.pendingTimers()).toBe(0)
   })
 
-  it('keeps a watcher written to within the frame on the frame’s pace when a session stops, but never the caller', () => {
-    // Turns a millisecond apart (a client prompting back to back): the watcher gets the first
-    // turn as it ends, then the turns that ended meanwhile in one write, a frame after the first
-    // of them began.
+  it('keeps a connection that only watches a session on the frame’s pace when it stops, but not one that acts on it', () => {
+    // Turns a millisecond apart (a client prompting back to back): a watcher gets the first turn
+    // as it ends, then the turns that ended meanwhile in one write, a frame after the first of
+    // them began.
     const watcher = harness()
     const turn = (at: number, n: number) => {
       watcher.at(at)
       watcher.otherTurn(`prompt ${n}`)
       watcher.at(at + 0.5)
       watcher.box.event(`idle ${n}`)
-      watcher.box.settle()
+      watcher.box.settle(true)
       watcher.endTurn()
     }
     turn(1000, 1)
@@ -170,29 +170,23 @@ describe('a connection’s outbox', () => {
     expect(watcher.writes.at(-1)!.at).toBe(1001 + FRAME_MS)
     expect(watcher.pendingTimers()).toBe(0)
 
-    // The connection that prompted: its turn's end leaves as that turn of the event loop ends,
-    // although it was written to a moment ago.
+    // The connection that prompted there: its turn's end leaves as that turn of the event loop
+    // ends, although it was written to a moment ago — every time.
     const caller = harness()
     caller.handling('me')
     caller.box.reply('answer')
     caller.box.event('first delta', true)
     caller.endTurn()
-    caller.at(1001)
-    caller.box.event('reply finished')
-    caller.box.event('session idle')
-    caller.box.settle()
-    caller.endTurn()
-    expect(caller.frames()).toEqual(['answer', 'first delta', 'reply finished', 'session idle'])
-    expect(caller.writes.at(-1)!.at).toBe(1001)
-    expect(caller.pendingTimers()).toBe(0)
-    // Settled: until it asks again, it is paced as a watcher is.
-    caller.at(1002)
-    caller.box.event('another window’s turn ended')
-    caller.box.settle()
-    caller.endTurn()
-    expect(caller.frames()).toHaveLength(4)
-    caller.at(1001 + FRAME_MS)
-    expect(caller.frames()).toHaveLength(5)
+    for (const at of [1001, 1002]) {
+      caller.at(at)
+      caller.box.event(`reply finished ${at}`)
+      caller.box.event(`session idle ${at}`)
+      caller.box.settle(false)
+      caller.endTurn()
+      expect(caller.frames().at(-1)).toBe(`session idle ${at}`)
+      expect(caller.writes.at(-1)!.at).toBe(at)
+      expect(caller.pendingTimers()).toBe(0)
+    }
   })
 
   it('never paces an answer: what waits goes with it, in order', () => {
@@ -277,6 +271,47 @@ describe('a watching window over the WebSocket host', () => {
       expect(writes).toBeLessThanOrEqual(Math.ceil(span / FRAME_MS) + 2)
       const page = await w.messages()
       expect(page.items.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant'])
+    } finally {
+      await caller.close()
+      await watcher.close()
+    }
+  })
+
+  it('gets short turns prompted back to back in paced writes, not a write per turn', async () => {
+    const { host } = await browserHost()
+    const open = () =>
+      connectArbor({ url: host.url, token: host.token, WebSocket, onListenerError: failOnListenerError })
+    const [caller, watcher] = [await open(), await open()]
+    try {
+      const s = await caller.sessions.create({ title: 'watched' })
+      const w = watcher.session(s.session_id)
+      const arrivals: number[] = []
+      let idle = 0
+      w.subscribe(() => arrivals.push(performance.now()))
+      const unwatch = watcher.onSessionsChange((m) => {
+        if (m.session_id === s.session_id && m.info?.state === 'idle') idle++
+      })
+      await (
+        await s.prompt({ query: '/stream 1 0' })
+      ).finished
+      await expect.poll(() => arrivals.length).toBeGreaterThan(0)
+      arrivals.length = 0
+      idle = 0
+      const turns = 20
+      for (let i = 0; i < turns; i++) await (await s.prompt({ query: '/stream 1 0' })).finished
+      // Every turn arrives all the same, each ended.
+      await expect.poll(() => arrivals.length).toBeGreaterThanOrEqual(turns * 3)
+      await new Promise((r) => setTimeout(r, FRAME_MS * 3))
+      const page = await w.messages({ limit: 100 })
+      expect(page.items.filter((m) => m.role === 'assistant' && m.status === 'complete')).toHaveLength(
+        turns + 1,
+      )
+      expect(idle).toBe(turns)
+      // Writes (frames that arrive together came in one) at most about once a frame, not one per turn.
+      const writes = arrivals.filter((t, i) => i === 0 || t - arrivals[i - 1]! > 0.5).length
+      const span = arrivals.at(-1)! - arrivals[0]!
+      expect(writes).toBeLessThanOrEqual(Math.ceil(span / FRAME_MS) + 2)
+      unwatch()
     } finally {
       await caller.close()
       await watcher.close()
