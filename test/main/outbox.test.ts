@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
 import { createOutbox, FRAME_MS } from '../../src-main/ipc/outbox'
-import { connectArbor } from '../../src-shared/sdk'
+import { connectArbor, type RemoteArbor, type Session } from '../../src-shared/sdk'
 import { browserHost, failOnListenerError } from './helpers'
 import { handClock } from '../hand-clock'
 
@@ -233,15 +233,36 @@ describe('a connection’s outbox', () => {
   })
 })
 
+/**
+ * A caller and a watcher connected to a real browser host, and a session the caller made, as the
+ * watcher sees it; both connections closed after `run`.
+ */
+async function callerAndWatcher(
+  run: (c: { s: Session; w: Session; watcher: RemoteArbor }) => Promise<void>,
+): Promise<void> {
+  const { host } = await browserHost()
+  const open = () =>
+    connectArbor({ url: host.url, token: host.token, WebSocket, onListenerError: failOnListenerError })
+  const [caller, watcher] = [await open(), await open()]
+  try {
+    const s = await caller.sessions.create({ title: 'watched' })
+    await run({ s, w: watcher.session(s.session_id), watcher })
+  } finally {
+    await caller.close()
+    await watcher.close()
+  }
+}
+
+/** Frames that arrive together came in one write: expects a new write at most about once a frame. */
+function expectPacedWrites(arrivals: number[]): void {
+  const writes = arrivals.filter((t, i) => i === 0 || t - arrivals[i - 1]! > 0.5).length
+  const span = arrivals.at(-1)! - arrivals[0]!
+  expect(writes).toBeLessThanOrEqual(Math.ceil(span / FRAME_MS) + 2)
+}
+
 describe('a watching window over the WebSocket host', () => {
-  it('gets a fast stream in fewer, paced writes, and converges on the same messages', async () => {
-    const { host } = await browserHost()
-    const open = () =>
-      connectArbor({ url: host.url, token: host.token, WebSocket, onListenerError: failOnListenerError })
-    const [caller, watcher] = [await open(), await open()]
-    try {
-      const s = await caller.sessions.create({ title: 'watched' })
-      const w = watcher.session(s.session_id)
+  it('gets a fast stream in fewer, paced writes, and converges on the same messages', () =>
+    callerAndWatcher(async ({ s, w }) => {
       // Arrival times of the watcher's frames, and the reply's text as each side sees it.
       const arrivals: number[] = []
       const seen = { caller: '', watcher: '' }
@@ -265,26 +286,13 @@ describe('a watching window over the WebSocket host', () => {
       await new Promise((r) => setTimeout(r, FRAME_MS * 3))
       expect(seen.watcher).toBe(seen.caller)
       expect(seen.watcher.split(' ').filter(Boolean)).toHaveLength(150)
-      // Frames that arrive together came in one write: a new write at most about once a frame.
-      const writes = arrivals.filter((t, i) => i === 0 || t - arrivals[i - 1]! > 0.5).length
-      const span = arrivals.at(-1)! - arrivals[0]!
-      expect(writes).toBeLessThanOrEqual(Math.ceil(span / FRAME_MS) + 2)
+      expectPacedWrites(arrivals)
       const page = await w.messages()
       expect(page.items.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant'])
-    } finally {
-      await caller.close()
-      await watcher.close()
-    }
-  })
+    }))
 
-  it('gets short turns prompted back to back in paced writes, not a write per turn', async () => {
-    const { host } = await browserHost()
-    const open = () =>
-      connectArbor({ url: host.url, token: host.token, WebSocket, onListenerError: failOnListenerError })
-    const [caller, watcher] = [await open(), await open()]
-    try {
-      const s = await caller.sessions.create({ title: 'watched' })
-      const w = watcher.session(s.session_id)
+  it('gets short turns prompted back to back in paced writes, not a write per turn', () =>
+    callerAndWatcher(async ({ s, w, watcher }) => {
       const arrivals: number[] = []
       let idle = 0
       w.subscribe(() => arrivals.push(performance.now()))
@@ -307,14 +315,8 @@ describe('a watching window over the WebSocket host', () => {
         turns + 1,
       )
       expect(idle).toBe(turns)
-      // Writes (frames that arrive together came in one) at most about once a frame, not one per turn.
-      const writes = arrivals.filter((t, i) => i === 0 || t - arrivals[i - 1]! > 0.5).length
-      const span = arrivals.at(-1)! - arrivals[0]!
-      expect(writes).toBeLessThanOrEqual(Math.ceil(span / FRAME_MS) + 2)
+      // Not a write per turn (20 writes before the rule).
+      expectPacedWrites(arrivals)
       unwatch()
-    } finally {
-      await caller.close()
-      await watcher.close()
-    }
-  })
+    }))
 })
