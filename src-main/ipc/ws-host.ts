@@ -270,8 +270,9 @@ export async function startBrowserHost(opts: {
       setTimer: (fn, ms) => setTimeout(fn, ms),
       clearTimer: (t) => clearTimeout(t as NodeJS.Timeout),
     })
-    // A burst of deltas (a model at full speed) leaves as its first delta and one joined frame.
+    /** The sessions this connection acted on (ACTING): their stops leave at once. */
     const acted = new Set<string>()
+    // A burst of deltas (a model at full speed) leaves as its first delta and one joined frame.
     const bursts = deltaBursts((event) => {
       if (ws.readyState !== ws.OPEN) return
       out.event(event, isDelta(event))
