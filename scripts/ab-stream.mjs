@@ -47,13 +47,22 @@ function parse(text) {
     p95: verdict(/rAF p95 while streaming .*\(target[^)]*\) (OK|MISS)/),
     painted: verdict(/last delta → painted: .*\(target[^)]*\) (OK|MISS)/),
     gc: num(/late frames holding one of those pauses: (\d+) of \d+/),
+    busy: num(/main-thread tasks, longest [\d.]+ ms, (\d+) ms in all/),
   }
+}
+
+/** The middle value (of an even count, the mean of the two in the middle); '?' for none. */
+function median(xs) {
+  if (xs.length === 0) return '?'
+  const s = [...xs].sort((a, b) => a - b)
+  const m = s.length >> 1
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
 }
 
 const totals = Object.fromEntries(
   builds.map((b) => [
     b,
-    { runs: 0, failed: 0, p95: 0, painted: 0, late: 0, start: 0, mid: 0, end: 0, gc: 0 },
+    { runs: 0, failed: 0, p95: 0, painted: 0, late: 0, start: 0, mid: 0, end: 0, gc: 0, busy: [] },
   ]),
 )
 for (let i = 1; i <= runs; i++) {
@@ -85,13 +94,14 @@ for (let i = 1; i <= runs; i++) {
     t.mid += f.phases[1]
     t.end += f.phases[2]
     t.gc += f.gc?.[0] ?? 0
+    if (f.busy) t.busy.push(f.busy[0])
     console.log(
-      `${build} run ${i}: ${f.late[0]} of ${f.late[1]} frames late (start ${f.phases[0]}, mid ${f.phases[1]}, end ${f.phases[2]}; ${f.gc?.[0] ?? '?'} with a GC pause), rAF p95 ${f.p95}, painted ${f.painted}`,
+      `${build} run ${i}: ${f.late[0]} of ${f.late[1]} frames late (start ${f.phases[0]}, mid ${f.phases[1]}, end ${f.phases[2]}; ${f.gc?.[0] ?? '?'} with a GC pause), rAF p95 ${f.p95}, painted ${f.painted}, main thread busy ${f.busy?.[0] ?? '?'} ms`,
     )
   }
 }
 console.log('')
 for (const [build, t] of Object.entries(totals))
   console.log(
-    `${build}: ${t.runs} runs${t.failed ? ` (+${t.failed} without figures)` : ''}, rAF p95 missed in ${t.p95}, painted missed in ${t.painted}; ${t.late} late frames (start ${t.start}, mid ${t.mid}, end ${t.end}), ${t.gc} of them with a GC pause`,
+    `${build}: ${t.runs} runs${t.failed ? ` (+${t.failed} without figures)` : ''}, rAF p95 missed in ${t.p95}, painted missed in ${t.painted}; ${t.late} late frames (start ${t.start}, mid ${t.mid}, end ${t.end}), ${t.gc} of them with a GC pause; main thread busy while streaming, median ${median(t.busy)} ms`,
   )

@@ -649,7 +649,7 @@ async function uiBench(url, chats) {
     const long = tasks.filter((d) => d > 50)
     const streamFrames = b.frames.slice(2).map(([, d]) => d)
     console.log(
-      `ui: (streamed ${WORDS} words in ${(streamMs / 1000).toFixed(1)} s into a 2,000-message chat; ${tasks.length} main-thread tasks, longest ${Math.max(0, ...tasks).toFixed(1)} ms)`,
+      `ui: (streamed ${WORDS} words in ${(streamMs / 1000).toFixed(1)} s into a 2,000-message chat; ${tasks.length} main-thread tasks, longest ${Math.max(0, ...tasks).toFixed(1)} ms, ${tasks.reduce((a, d) => a + d, 0).toFixed(0)} ms in all)`,
     )
     const idleMedian = median(idleStream)
     const isLate = (d) => d > 1.5 * idleMedian
