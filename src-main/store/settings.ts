@@ -48,6 +48,11 @@ export interface Settings {
   fts_indexed_upto: number
   /** Rows with a messages.id above this are indexed when they are written. */
   fts_live_from: number
+  /**
+   * When the checkpoint thread last started the write-ahead log anew (ms since the epoch): its
+   * write that does so (search-worker.ts, `startLog`). Read by nothing.
+   */
+  log_started: number
 }
 
 const isObject = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v)
@@ -65,6 +70,7 @@ const SHAPES: { [K in keyof Settings]: [expected: string, check: (v: unknown) =>
   mcp_servers: ['a list of MCP servers', isListOf(isObject)],
   fts_indexed_upto: ['a row number', (v) => Number.isSafeInteger(v) && (v as number) >= 0],
   fts_live_from: ['a row number', (v) => Number.isSafeInteger(v) && (v as number) >= 0],
+  log_started: ['a time', (v) => Number.isSafeInteger(v)],
 }
 
 export function encodeSetting(value: Settings[keyof Settings]): string {

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3'
-import { existsSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { seedMessage } from '../../src-main/bench/seed'
@@ -20,14 +20,18 @@ afterEach(() => {
   while (open.length) open.pop()!.close()
 })
 
-/** A WAL database as the store opens it, and a way to commit `n` transactions of about a page each. */
-function database() {
+/**
+ * A WAL database as the store opens it, and a way to commit `n` transactions of about a page each.
+ * `settings`: with the store's settings table, where the thread starts the log (`startLog`).
+ */
+function database({ settings = false } = {}) {
   const path = join(tempDir(), 'wal.db')
   const db = new Database(path)
   open.push(db)
   db.pragma('journal_mode = WAL')
   db.pragma('synchronous = NORMAL')
   db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)')
+  if (settings) db.exec('CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID')
   const insert = db.prepare('INSERT INTO t (v) VALUES (?)')
   const commits = (n: number) => {
     for (let i = 0; i < n; i++) db.transaction(() => insert.run('x'.repeat(3000)))()
@@ -296,6 +300,48 @@ describe('the checkpoint thread', () => {
     // Not asked: it goes on at once, and says nothing.
     await holdForCheckpoint(hold(() => false))
     expect(holding).toEqual([true, false, true, false])
+  })
+
+  it("starts the log again itself once it copied all of it back, so the host's next commit neither starts it nor syncs its header", async () => {
+    // The log's header holds two salts that a commit starting the log anew changes (and then
+    // syncs, on the host's event loop); a commit that adds to the log leaves them.
+    const salts = (path: string) => readFileSync(`${path}-wal`).subarray(16, 24).toString('hex')
+    // Without the settings table the thread cannot: each time it copied everything back (it
+    // looks every 20 ms), the host's next commit starts the log.
+    {
+      const { path, commits, auto, setAuto } = database()
+      const thread = checkpointThread(path, WORKER, setAuto, () => {}, 20)
+      await until(() => auto() === 0)
+      for (let round = 0; round < 3; round++) {
+        commits(5)
+        await new Promise((r) => setTimeout(r, 200))
+        const before = salts(path)
+        commits(1)
+        expect(salts(path)).not.toBe(before)
+      }
+      await thread.close()
+    }
+    const { path, db, commits, auto, setAuto } = database({ settings: true })
+    const started = () => db.prepare("SELECT value FROM settings WHERE key = 'log_started'").pluck().get()
+    const thread = checkpointThread(path, WORKER, setAuto, () => {}, 20)
+    await until(() => auto() === 0)
+    for (let round = 0; round < 3; round++) {
+      const last = started()
+      commits(5)
+      await until(() => started() !== last)
+      const before = salts(path)
+      commits(1)
+      expect(salts(path)).toBe(before)
+    }
+    // Idle, the log holding only the thread's row: the thread writes nothing more.
+    await until(() => started() !== undefined)
+    await new Promise((r) => setTimeout(r, 200))
+    const idle = started()
+    const size = statSync(`${path}-wal`).size
+    await new Promise((r) => setTimeout(r, 300))
+    expect(started()).toBe(idle)
+    expect(statSync(`${path}-wal`).size).toBe(size)
+    await thread.close()
   })
 
   it('paces its looks by how fast the log grows, not by how long it is', () => {
