@@ -101,7 +101,8 @@ export function startUpkeep(o: UpkeepOptions): Upkeep {
       // step and the commit: ~8 ms a chunk at the median, 12-18 ms at the 99th percentile here,
       // at 114,000 and at 1.1 M messages).
       const indexed = store.tryTransaction(() => store.indexBacklog(500, 5))
-      // The write lock is the checkpoint thread's (restarting the log): tried again shortly.
+      // The write lock is the checkpoint thread's (restarting the log, or starting it again):
+      // tried again shortly.
       if (!indexed) return void setTimeout(indexStep, RETRY_WRITE_MS).unref()
       Object.assign(searchIndex, indexed.value)
       const p = progress()

@@ -10,7 +10,7 @@ import Database from 'better-sqlite3'
 import { parentPort, workerData } from 'node:worker_threads'
 import { snapshotBackup } from './backup'
 import { FASTEST_MS, nextLookMs } from './checkpoint-pace'
-import { quickCheck } from './sqlite/db'
+import { LOG_SIZE_LIMIT, quickCheck } from './sqlite/db'
 import { prepareSearch } from './sqlite/search'
 import { lowerThisThread } from './thread-priority'
 
@@ -59,8 +59,9 @@ if (mode === 'checkpoint') {
   // (the copy and its fsync take longer here): the log would grow to the store's backstop, whose
   // checkpoint on the host's event loop stalls a commit for 30-60 ms. But a RESTART is not free
   // either: it holds the write lock while it copies the last frames and syncs both files, and
-  // the first commit into the restarted log syncs its header, on the host's event loop: each a
-  // 10-50 ms commit when the disk is busy. Restarting at every tick that found anything new (as
+  // the first commit into the restarted log syncs its header (this thread's own, since `startLog`
+  // below; before, the host's next commit, on its event loop): each a 10-50 ms commit when the
+  // disk is busy. Restarting at every tick that found anything new (as
   // before) made that once a second under steady writes (the background indexing of an older
   // database: its chunks' p99 was 30-65 ms); now it is once per restartPages.
   // A RESTART that finds the writer busy is tried again a few milliseconds later, for a while:
@@ -105,9 +106,15 @@ if (mode === 'checkpoint') {
   // Prompt → first delta with 1.2 s pauses, in process: median 1.66-1.76 ms, p90 2.96-3.75 before;
   // 1.25-1.35 and 1.75-1.89 ms now; an fsync takes longer still on a busy disk. So this thread
   // makes that commit itself as soon as it leaves the log so (`startLog`: a settings row of its
-  // own), and the host's next commit adds to a log already started. Then, until the host commits again, the log holds only
-  // that row: a look does not copy it back (the log would be left to start again, by the host),
-  // and an idle app writes nothing more. Not in a database without the settings table (tests).
+  // own), and the host's next commit adds to a log already started. (That commit by another
+  // connection also empties the host's page cache, as any does: it reads its pages from the
+  // system's cache again, included in the figures above.) Then, until the host commits again, a
+  // look does not copy that row back (the log would be left to start again, by the host), and an
+  // idle app writes nothing more. The same commit cuts a log file that grew in a burst back to the
+  // store's limit (LOG_SIZE_LIMIT, a setting of each connection). When a reader still uses the
+  // log, no commit can start it again: the row is added to it, and copied back at a later look.
+  // Not in a database without the settings table (tests).
+  db.pragma(`journal_size_limit = ${LOG_SIZE_LIMIT}`)
   const logStarted = (() => {
     try {
       return db.prepare(
@@ -118,15 +125,21 @@ if (mode === 'checkpoint') {
     }
   })()
   const dataVersion = () => db.pragma('data_version', { simple: true }) as number
-  /** The connection's data_version after this thread started the log: unchanged while the host commits nothing. */
+  /**
+   * The connection's data_version when this thread last started the log: a commit of the host's
+   * changes it (this connection's own do not). Read before the write, so that a host commit
+   * between the two is not taken for none.
+   */
   let startedAt: number | null = null
   const startLog = () => {
     if (!logStarted) return
+    const version = dataVersion()
     try {
       logStarted.run(String(Date.now()))
-      startedAt = dataVersion()
-    } catch {
+      startedAt = version
+    } catch (err) {
       // The host's writer was first (busy): its commit starts the log, as it did before.
+      if ((err as { code?: string }).code !== 'SQLITE_BUSY') throw err
     }
   }
   const restart = (attempts: number) => {
@@ -172,7 +185,10 @@ if (mode === 'checkpoint') {
   const tick = () => {
     const at = performance.now()
     let log = lastLog
-    if (startedAt !== null && !restarting && dataVersion() === startedAt) return lookIn(every)
+    if (startedAt !== null && !restarting && dataVersion() === startedAt) {
+      lastAt = at
+      return lookIn(every)
+    }
     startedAt = null
     try {
       const [passive] = db.pragma('wal_checkpoint(PASSIVE)') as Array<Checkpointed>

@@ -302,7 +302,7 @@ describe('the checkpoint thread', () => {
     expect(holding).toEqual([true, false, true, false])
   })
 
-  it("starts the log again itself once it copied all of it back, so the host's next commit neither starts it nor syncs its header", async () => {
+  it("starts the log again itself once it copied all of it back or restarted it, so the host's next commit neither starts it nor syncs its header", async () => {
     // The log's header holds two salts that a commit starting the log anew changes (and then
     // syncs, on the host's event loop); a commit that adds to the log leaves them.
     const salts = (path: string) => readFileSync(`${path}-wal`).subarray(16, 24).toString('hex')
@@ -321,27 +321,32 @@ describe('the checkpoint thread', () => {
       }
       await thread.close()
     }
-    const { path, db, commits, auto, setAuto } = database({ settings: true })
-    const started = () => db.prepare("SELECT value FROM settings WHERE key = 'log_started'").pluck().get()
-    const thread = checkpointThread(path, WORKER, setAuto, () => {}, 20)
-    await until(() => auto() === 0)
-    for (let round = 0; round < 3; round++) {
-      const last = started()
-      commits(5)
-      await until(() => started() !== last)
-      const before = salts(path)
-      commits(1)
-      expect(salts(path)).toBe(before)
+    // With it, whether the thread copied everything back at a look (a short log) or restarted
+    // the log (one of `restartPages` or more), the host's next commit adds to the log.
+    for (const restartPages of [undefined, 50]) {
+      const { path, db, commits, auto, setAuto } = database({ settings: true })
+      const started = () => db.prepare("SELECT value FROM settings WHERE key = 'log_started'").pluck().get()
+      const thread = checkpointThread(path, WORKER, setAuto, () => {}, 20, restartPages)
+      await until(() => auto() === 0)
+      for (let round = 0; round < 3; round++) {
+        const last = started()
+        const restarts = thread.restarts()
+        commits(restartPages ? 2 * restartPages : 5)
+        await until(() => started() !== last)
+        if (restartPages) expect(thread.restarts()).toBeGreaterThan(restarts)
+        const before = salts(path)
+        commits(1)
+        expect(salts(path)).toBe(before)
+      }
+      // Idle, the log holding only the thread's row: the thread writes nothing more.
+      await new Promise((r) => setTimeout(r, 200))
+      const idle = started()
+      const size = statSync(`${path}-wal`).size
+      await new Promise((r) => setTimeout(r, 300))
+      expect(started()).toBe(idle)
+      expect(statSync(`${path}-wal`).size).toBe(size)
+      await thread.close()
     }
-    // Idle, the log holding only the thread's row: the thread writes nothing more.
-    await until(() => started() !== undefined)
-    await new Promise((r) => setTimeout(r, 200))
-    const idle = started()
-    const size = statSync(`${path}-wal`).size
-    await new Promise((r) => setTimeout(r, 300))
-    expect(started()).toBe(idle)
-    expect(statSync(`${path}-wal`).size).toBe(size)
-    await thread.close()
   })
 
   it('paces its looks by how fast the log grows, not by how long it is', () => {

@@ -21,6 +21,13 @@ export const BUSY_TIMEOUT_MS = 5000
 export const CHECK_AT_OPEN_MAX_BYTES = 16 * 1024 * 1024
 
 /**
+ * A write-ahead log that grew in a burst is cut back to this when it starts again, not kept at its
+ * peak (journal_size_limit: the connection whose commit starts it cuts it, so every connection
+ * that writes sets it).
+ */
+export const LOG_SIZE_LIMIT = 64 * 1024 * 1024
+
+/**
  * Opens (creating if needed) the database with the store's pragmas and migrates it. Returns
  * whether the integrity check was left for later (`checkDeferred`): see CHECK_AT_OPEN_MAX_BYTES.
  */
@@ -44,8 +51,7 @@ export function openDatabase(
     // WAL + NORMAL: a committed transaction survives a crash of the app; only an OS crash or
     // power loss can drop the last few commits.
     db.pragma('synchronous = NORMAL')
-    // A log that grew in a burst is cut back to this when it restarts, not kept at its peak.
-    db.pragma(`journal_size_limit = ${64 * 1024 * 1024}`)
+    db.pragma(`journal_size_limit = ${LOG_SIZE_LIMIT}`)
     db.pragma('foreign_keys = ON')
     migrate(db)
   } catch (err) {
@@ -133,8 +139,9 @@ export function inTransaction<T>(db: Db, fn: () => T): T {
  * Runs `fn` in a transaction without waiting for the write lock: null at once, with nothing
  * written, while another connection holds it. The checkpoint thread holds it while it restarts
  * the log (copying its last frames back and syncing both files: 100-180 ms at a million messages
- * with the disk busy), and SQLite's busy handler sleeps that long on the event loop (an import's
- * last transaction stalled every window 103-177 ms so). Inside another transaction it simply
+ * with the disk busy) and while it starts the log again (a one-row commit that syncs the log's
+ * header), and SQLite's busy handler sleeps that long on the event loop (an import's last
+ * transaction stalled every window 103-177 ms so). Inside another transaction it simply
  * runs (the lock is this connection's already).
  */
 export function tryTransaction<T>(db: Db, fn: () => T): { value: T } | null {
