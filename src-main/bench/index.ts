@@ -24,7 +24,7 @@ import { fillSession, seedMessage } from './seed'
 import { transferAtScale, transferOverTheWire } from './transfer'
 import { overTheWire } from './wire'
 import { localModelFigures } from './local'
-import { median } from './stats'
+import { median, percentile } from './stats'
 
 const dirs: string[] = []
 function freshDir(): string {
@@ -289,12 +289,13 @@ async function main(): Promise<void> {
     ?.slice('--only='.length)
     .split(',')
   if (!only && !process.argv.includes('--scale-only')) await smallFigures()
-  // --only=fanout: just the delta fan-out; --only=local: just the local-model figures (no data at
-  // scale is needed for either).
+  // --only=fanout: just the delta fan-out; --only=pause: just prompts after a pause; --only=local:
+  // just the local-model figures (no data at scale is needed for these).
   if (only?.includes('fanout')) await deltaFanOut()
+  if (only?.includes('pause')) await afterAPause()
   if (!process.argv.includes('--scale-only') && (!only || only.includes('local')))
     await localModelFigures(freshDir)
-  if (only?.every((n) => n === 'local' || n === 'fanout')) return
+  if (only?.every((n) => n === 'local' || n === 'fanout' || n === 'pause')) return
   const dir = freshDir()
   const { big, total } = await seedScale(dir, scale)
   await firstBackup(dir)
@@ -334,6 +335,48 @@ async function firstBackup(dir: string): Promise<void> {
   }
 }
 
+/** A person's pause before a prompt (as in a chat): long enough for the checkpoint thread to look. */
+const PAUSE_MS = 1200
+
+/**
+ * Prompt → first delta in process after a person's pause, against back to back: the host's side
+ * of item 3 for prompts a person types. After the pause the checkpoint thread has copied the log
+ * back, and the commit that starts it again syncs its header: the prompt's own transaction did,
+ * until the thread made that commit itself (search-worker.ts, `startLog`). Reported without a
+ * target (item 3's is over the wire, wire.ts). `npm run bench -- --only=pause` runs it alone.
+ */
+async function afterAPause(): Promise<void> {
+  const rt = open()
+  const s = await rt.sessions.create()
+  let onDelta: (() => void) | null = null
+  s.subscribe((m) => {
+    if (m.variant === 'delta' && onDelta) {
+      onDelta()
+      onDelta = null
+    }
+  })
+  const firstDeltas = async (n: number, pauseMs: number) => {
+    const xs: number[] = []
+    for (let i = 0; i < n; i++) {
+      if (pauseMs) await new Promise((r) => setTimeout(r, pauseMs))
+      const got = new Promise<void>((r) => (onDelta = r))
+      const t0 = performance.now()
+      const turn = await s.prompt({ query: '/stream 3 0' })
+      await got
+      xs.push(performance.now() - t0)
+      await turn.finished
+    }
+    return xs
+  }
+  await firstDeltas(30, 0)
+  const backToBack = await firstDeltas(50, 0)
+  const paused = await firstDeltas(20, PAUSE_MS)
+  await rt.close()
+  console.log(
+    `(prompt → first delta in process after a person's pause of ${PAUSE_MS / 1000} s: median ${median(paused).toFixed(2)} ms, p90 ${percentile(paused, 90).toFixed(2)} ms, over 20 prompts; back to back, median ${median(backToBack).toFixed(2)} ms)`,
+  )
+}
+
 async function smallFigures(): Promise<void> {
   await commitThroughput()
   await commitStalls()
@@ -341,6 +384,7 @@ async function smallFigures(): Promise<void> {
   await storageGrowth()
   await firstPage()
   await deltaFanOut()
+  await afterAPause()
 }
 
 main()
