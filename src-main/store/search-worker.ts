@@ -103,8 +103,9 @@ if (mode === 'checkpoint') {
   // does so with synchronous NORMAL. That commit was the host's next one, on its event loop: with
   // a person's pauses between prompts, the thread had copied the log back by the next prompt, and
   // its transaction synced the log (strace: one fsync on the host's thread per prompt, none now).
-  // Prompt → first delta with 1.2 s pauses, in process: median 1.66-1.76 ms, p90 2.96-3.75 before;
-  // 1.25-1.35 and 1.75-1.89 ms now; an fsync takes longer still on a busy disk. So this thread
+  // Prompt → first delta after a 1.2 s pause, in process (`npm run bench -- --only=pause`): median
+  // 1.38-1.72 ms, p90 1.64-1.94 before; 0.95-1.15 and 1.16-1.56 ms now; and an fsync takes longer
+  // still on a busy disk. So this thread
   // makes that commit itself as soon as it leaves the log so (`startLog`: a settings row of its
   // own), and the host's next commit adds to a log already started. (That commit by another
   // connection also empties the host's page cache, as any does: it reads its pages from the
