@@ -20,6 +20,7 @@ import {
   searchAtScale,
   seedScale,
 } from './scale'
+import { firstDeltaTimer } from './first-delta'
 import { fillSession, seedMessage } from './seed'
 import { transferAtScale, transferOverTheWire } from './transfer'
 import { overTheWire } from './wire'
@@ -347,30 +348,10 @@ const PAUSE_MS = 1200
  */
 async function afterAPause(): Promise<void> {
   const rt = open()
-  const s = await rt.sessions.create()
-  let onDelta: (() => void) | null = null
-  s.subscribe((m) => {
-    if (m.variant === 'delta' && onDelta) {
-      onDelta()
-      onDelta = null
-    }
-  })
-  const firstDeltas = async (n: number, pauseMs: number) => {
-    const xs: number[] = []
-    for (let i = 0; i < n; i++) {
-      if (pauseMs) await new Promise((r) => setTimeout(r, pauseMs))
-      const got = new Promise<void>((r) => (onDelta = r))
-      const t0 = performance.now()
-      const turn = await s.prompt({ query: '/stream 3 0' })
-      await got
-      xs.push(performance.now() - t0)
-      await turn.finished
-    }
-    return xs
-  }
-  await firstDeltas(30, 0)
-  const backToBack = await firstDeltas(50, 0)
-  const paused = await firstDeltas(20, PAUSE_MS)
+  const timer = firstDeltaTimer(await rt.sessions.create())
+  await timer.run(30, 0)
+  const backToBack = await timer.run(50, 0)
+  const paused = await timer.run(20, PAUSE_MS)
   await rt.close()
   console.log(
     `(prompt → first delta in process after a person's pause of ${PAUSE_MS / 1000} s: median ${median(paused).toFixed(2)} ms, p90 ${percentile(paused, 90).toFixed(2)} ms, over 20 prompts; back to back, median ${median(backToBack).toFixed(2)} ms)`,

@@ -9,6 +9,7 @@ import { createRequire } from 'node:module'
 import { performance } from 'node:perf_hooks'
 import WebSocket from 'ws'
 import { connectArbor } from '../../src-shared/sdk'
+import { firstDeltaTimer } from './first-delta'
 import { host } from './host'
 import { compare, fmt, median } from './stats'
 
@@ -51,6 +52,8 @@ async function rawClient(): Promise<{
     async roundTrips(n, gapMs) {
       const xs: number[] = []
       for (let k = 0; k < n; k++) {
+        // Paused before each trip, as Arbor's prompts are (firstDeltaTimer).
+        if (gapMs) await new Promise((r) => setTimeout(r, gapMs))
         const t0 = performance.now()
         const got = new Promise<void>((resolve) => {
           const on = (d: WebSocket.RawData) => {
@@ -67,7 +70,6 @@ async function rawClient(): Promise<{
         )
         await got
         xs.push(performance.now() - t0)
-        if (gapMs) await new Promise((r) => setTimeout(r, gapMs))
       }
       return xs
     },
@@ -119,29 +121,8 @@ export async function overTheWire(dir: string, sessions: number): Promise<void> 
   const hostUp = performance.now() - started
   const arbor = await connectArbor({ url: h.url, token: h.token, WebSocket })
   const s = await arbor.sessions.create({ title: 'Wire bench' })
-  // Subscribed once, before prompting, as a client is (a subscription per prompt would add a
-  // round trip and a snapshot to each).
-  let onDelta: (() => void) | null = null
-  s.subscribe((m) => {
-    if (m.variant === 'delta' && onDelta) {
-      onDelta()
-      onDelta = null
-    }
-  })
-  let turns = 0
-  const firstDeltas = async (n: number, gapMs: number) => {
-    const xs: number[] = []
-    for (let i = 0; i < n; i++, turns++) {
-      const got = new Promise<void>((r) => (onDelta = r))
-      const t0 = performance.now()
-      const turn = await s.prompt({ query: '/stream 3 0' })
-      await got
-      xs.push(performance.now() - t0)
-      await turn.finished
-      if (gapMs) await new Promise((r) => setTimeout(r, gapMs))
-    }
-    return xs
-  }
+  const timer = firstDeltaTimer(s)
+  const firstDeltas = (n: number, pauseMs: number) => timer.run(n, pauseMs)
   // Two regimes: prompts back to back (a warm host, the steady state), and each prompt into an
   // idle app 20 ms after the last turn (as a person's; here the whole machine is slower after
   // idling — the raw round trip too). Warmed up first: a host's first turns compile its code.
@@ -208,9 +189,9 @@ export async function overTheWire(dir: string, sessions: number): Promise<void> 
         return { ms: get('TaskDuration') * 1000, layouts: get('LayoutCount') }
       }
       const perTurn = async <T>(run: () => Promise<T>) => {
-        const [before, from] = [await busy(), turns]
+        const [before, from] = [await busy(), timer.turns()]
         const out = await run()
-        const [after, n] = [await busy(), turns - from]
+        const [after, n] = [await busy(), timer.turns() - from]
         return { out, ms: (after.ms - before.ms) / n, layouts: (after.layouts - before.layouts) / n }
       }
       const b2b = await perTurn(() =>
