@@ -11,6 +11,7 @@ import { parentPort, workerData } from 'node:worker_threads'
 import { snapshotBackup } from './backup'
 import { FASTEST_MS, nextLookMs } from './checkpoint-pace'
 import { LOG_SIZE_LIMIT, quickCheck } from './sqlite/db'
+import { sqliteSettings } from './sqlite/settings'
 import { prepareSearch } from './sqlite/search'
 import { lowerThisThread } from './thread-priority'
 
@@ -61,9 +62,9 @@ if (mode === 'checkpoint') {
   // either: it holds the write lock while it copies the last frames and syncs both files, and
   // the first commit into the restarted log syncs its header (this thread's own, since `startLog`
   // below; before, the host's next commit, on its event loop): each a 10-50 ms commit when the
-  // disk is busy. Restarting at every tick that found anything new (as
-  // before) made that once a second under steady writes (the background indexing of an older
-  // database: its chunks' p99 was 30-65 ms); now it is once per restartPages.
+  // disk is busy. Restarting at every tick that found anything new (as before) made that once a
+  // second under steady writes (the background indexing of an older database: its chunks' p99
+  // was 30-65 ms); now it is once per restartPages.
   // A RESTART that finds the writer busy is tried again a few milliseconds later, for a while:
   // a log left to grow to the store's backstop is copied back inside one of the host's commits
   // (60-136 ms). One round of tries at a time (the looks come faster than a round lasts when the
@@ -105,22 +106,19 @@ if (mode === 'checkpoint') {
   // its transaction synced the log (strace: one fsync on the host's thread per prompt, none now).
   // Prompt → first delta after a 1.2 s pause, in process (`npm run bench -- --only=pause`): median
   // 1.38-1.72 ms, p90 1.64-1.94 before; 0.95-1.15 and 1.16-1.56 ms now; and an fsync takes longer
-  // still on a busy disk. So this thread
-  // makes that commit itself as soon as it leaves the log so (`startLog`: a settings row of its
-  // own), and the host's next commit adds to a log already started. (That commit by another
-  // connection also empties the host's page cache, as any does: it reads its pages from the
-  // system's cache again, included in the figures above.) Then, until the host commits again, a
-  // look does not copy that row back (the log would be left to start again, by the host), and an
-  // idle app writes nothing more. The same commit cuts a log file that grew in a burst back to the
+  // still on a busy disk. So this thread makes that commit itself as soon as it leaves the log so
+  // (`startLog`: a settings row of its own), and the host's next commit adds to a log already
+  // started. (That commit by another connection also empties the host's page cache, as any does:
+  // it reads its pages from the system's cache again, included in the figures above.) Then,
+  // until the host commits again, a look does not copy that row back (the log would be left to
+  // start again, by the host), and an idle app writes nothing more. The same commit cuts a log file that grew in a burst back to the
   // store's limit (LOG_SIZE_LIMIT, a setting of each connection). When a reader still uses the
   // log, no commit can start it again: the row is added to it, and copied back at a later look.
   // Not in a database without the settings table (tests).
   db.pragma(`journal_size_limit = ${LOG_SIZE_LIMIT}`)
-  const logStarted = (() => {
+  const settings = (() => {
     try {
-      return db.prepare(
-        "INSERT INTO settings (key, value) VALUES ('log_started', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-      )
+      return sqliteSettings(db)
     } catch {
       return null
     }
@@ -133,10 +131,10 @@ if (mode === 'checkpoint') {
    */
   let startedAt: number | null = null
   const startLog = () => {
-    if (!logStarted) return
+    if (!settings) return
     const version = dataVersion()
     try {
-      logStarted.run(String(Date.now()))
+      settings.setSetting('log_started', Date.now())
       startedAt = version
     } catch (err) {
       // The host's writer was first (busy): its commit starts the log, as it did before.
