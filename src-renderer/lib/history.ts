@@ -42,23 +42,24 @@ export function summarize(m: SessionMessage): string {
   return text ? `Reply: “${clip(text, 36)}”` : 'Reply'
 }
 
+/** The loaded messages with from < seq ≤ to, at most `max` of them, in order. */
+export type MessagesBetween = (from: number, to: number, max: number) => SessionMessage[]
+
 /**
  * What a checkpoint added since the one before it: the messages between the two heads,
- * described from the loaded transcript (or counted, when they are not loaded).
+ * described from the loaded transcript (or counted, when they are not loaded). Only the loaded
+ * messages in that range are looked at: the oldest checkpoint listed in a long chat spans
+ * thousands of seqs, nearly all of them on pages never loaded.
  */
 export function describeChange(
   snap: SnapshotInfo,
   previous: SnapshotInfo | undefined,
-  bySeq: { get(seq: number): SessionMessage | undefined },
+  between: MessagesBetween,
 ): string {
   const from = previous ? previous.head_seq : 0
   const added = snap.head_seq - from
   if (added <= 0) return previous ? 'No new messages (settings or context)' : 'Empty session'
-  const described: string[] = []
-  for (let seq = from + 1; seq <= snap.head_seq && described.length < 2; seq++) {
-    const m = bySeq.get(seq)
-    if (m) described.push(summarize(m))
-  }
+  const described = between(from, snap.head_seq, 2).map(summarize)
   const count = `${added} new message${added === 1 ? '' : 's'}`
   if (described.length === 0) return count
   const more = added > described.length ? ` +${added - described.length} more` : ''

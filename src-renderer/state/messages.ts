@@ -169,6 +169,17 @@ export class MessageList implements Iterable<SessionMessage> {
     return -1
   }
 
+  /** Up to `max` loaded messages with from < seq ≤ to, in order (a binary search, then a walk). */
+  inSeqRange(from: number, to: number, max: number): SessionMessage[] {
+    const out: SessionMessage[] = []
+    for (let i = this.bound(from, true); i < this.length && out.length < max; i++) {
+      const m = this.at(i)!
+      if (m.seq > to) break
+      out.push(m)
+    }
+    return out
+  }
+
   /** The first message with this seq. */
   atSeq(seq: number): SessionMessage | undefined {
     const m = this.at(this.bound(seq, false))

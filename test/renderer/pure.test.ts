@@ -12,6 +12,7 @@ import { checkpointLabel, describeChange } from '../../src-renderer/lib/history'
 import { matchShortcut } from '../../src-renderer/lib/shortcuts'
 import { computeOffsets, indexAt, sameKeys, visibleRange } from '../../src-renderer/lib/virtual'
 import { coalesceDeltas, followArchive, upsertSession, type ChatState } from '../../src-renderer/state/chat'
+import { MessageList } from '../../src-renderer/state/messages'
 import { appendDelta, extendsText, joinDeltas } from '../../src-shared/delta'
 import { flattenTree, neighbour, sessionTree, type TreeNode } from '../../src-renderer/state/tree'
 import { delta, info, messageMut, msg, text } from './fixtures'
@@ -463,17 +464,34 @@ describe('history', () => {
   })
 
   it('labels checkpoints and says what changed since the previous one', () => {
-    const bySeq = new Map([
-      [1, msg('u', 1, { role: 'user', parts: [text('t', 'Plan a **trip**')] })],
-      [2, msg('a', 2, { parts: [text('t', '> quoted\n\nSure thing')] })],
-      [3, msg('c', 3, { role: 'system', kind: 'action', parts: [text('t', 'Model changed to X')] })],
+    const loaded = MessageList.from([
+      msg('u', 1, { role: 'user', parts: [text('t', 'Plan a **trip**')] }),
+      msg('a', 2, { parts: [text('t', '> quoted\n\nSure thing')] }),
+      msg('c', 3, { role: 'system', kind: 'action', parts: [text('t', 'Model changed to X')] }),
     ])
+    const bySeq = loaded.inSeqRange.bind(loaded)
     expect(checkpointLabel(snap(2, 'step', 1))).toBe('Step 1')
     expect(checkpointLabel(snap(2, 'turn_end'))).toBe('Turn finished')
     expect(describeChange(snap(2), undefined, bySeq)).toBe('You: “Plan a trip” · Reply: “quoted Sure thing”')
     expect(describeChange(snap(3), snap(2), bySeq)).toBe('Model changed to X')
     expect(describeChange(snap(3), snap(3), bySeq)).toBe('No new messages (settings or context)')
     expect(describeChange(snap(9), snap(3), bySeq)).toBe('6 new messages')
+  })
+
+  it('describes a checkpoint from the loaded messages in its range, however long the range', () => {
+    // A long chat with only its newest page loaded: the oldest checkpoint listed spans seq 1–100,000.
+    const newest = MessageList.from([
+      msg('q', 99_999, { role: 'user', parts: [text('t', 'Last question')] }),
+      msg('r', 100_000, { parts: [text('t', 'Last answer')] }),
+      msg('s', 100_001, { parts: [text('t', 'After it')] }),
+    ])
+    const between = newest.inSeqRange.bind(newest)
+    expect(describeChange(snap(100_000), undefined, between)).toBe(
+      'You: “Last question” · Reply: “Last answer” +99998 more',
+    )
+    expect(describeChange(snap(99_998), undefined, between)).toBe('99998 new messages')
+    expect(newest.inSeqRange(99_999, 100_001, 5).map((m) => m.seq)).toEqual([100_000, 100_001])
+    expect(newest.inSeqRange(0, 200_000, 1).map((m) => m.seq)).toEqual([99_999])
   })
 })
 
