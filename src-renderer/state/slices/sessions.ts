@@ -162,7 +162,7 @@ export function createSessionsSlice(api: SliceApi): Slice<SessionsState, Session
       const slow = setTimeout(() => api.actions.notify(`Exporting “${title}”…`), 400)
       try {
         const file = await arbor.sessions.export(session_id, { format })
-        downloadText(file.filename, file.mime_type, file.parts ?? file.text)
+        await downloadText(file.filename, file.mime_type, file.parts ?? file.text)
         api.actions.notify(`Exported “${title}” as ${file.filename}.`)
       } catch (err) {
         api.fail('Could not export the chat', err)
