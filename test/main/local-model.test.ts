@@ -238,8 +238,13 @@ describe('local GGUF models', () => {
     expect((await allMessages(s)).some((m) => m.kind === 'error')).toBe(false)
 
     const again = await s.prompt({ query: 'Once more' })
+    // The second prompt's reply, written by the loaded model (the first reply's own snapshots,
+    // as it opened and as it failed, are one reply).
     await rec.until(
-      (seen) => replies(seen.flatMap((m) => (m.variant === 'message' ? [m.message] : []))).length >= 2,
+      (seen) =>
+        new Set(
+          replies(seen.flatMap((m) => (m.variant === 'message' ? [m.message] : []))).map((m) => m.message_id),
+        ).size >= 2,
     )
     await s.stop()
     expect(await again.finished).toMatchObject({ error: { code: 'stopped' } })
@@ -341,8 +346,13 @@ describe('local GGUF models', () => {
     expect(rt.local.info().unloads).toBe(1)
 
     const again = await s.prompt({ query: 'Once more' })
+    // The second prompt's reply, written by the loaded model (the first reply's own snapshots,
+    // as it opened and as it failed, are one reply).
     await rec.until(
-      (seen) => replies(seen.flatMap((m) => (m.variant === 'message' ? [m.message] : []))).length >= 2,
+      (seen) =>
+        new Set(
+          replies(seen.flatMap((m) => (m.variant === 'message' ? [m.message] : []))).map((m) => m.message_id),
+        ).size >= 2,
     )
     await s.stop()
     expect(await again.finished).toMatchObject({ error: { code: 'stopped' } })

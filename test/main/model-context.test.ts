@@ -1,9 +1,18 @@
 import { describe, expect, it } from 'vitest'
 import { buildModelMessages } from '../../src-main/runtime/context'
 import type { ModelMessage, ModelStepRequest } from '../../src-main/runtime/models/types'
-import { budgetFor, messageChars } from '../../src-main/runtime/session/model-context'
+import { budgetFor, ContextCache, messageChars } from '../../src-main/runtime/session/model-context'
 import type { Runtime, Session } from '../../src-main/runtime'
-import { beforeCall, nextPendingInteraction, record, recordingModel, sqliteRuntime, tempDir } from './helpers'
+import {
+  beforeCall,
+  nextPendingInteraction,
+  record,
+  recordingModel,
+  sqliteRuntime,
+  tempDir,
+  turnsDuring,
+  writeMessages,
+} from './helpers'
 
 /**
  * The incremental model context must be exactly what rebuilding it from the whole persisted
@@ -166,6 +175,27 @@ describe('incremental model context', () => {
     expect(settled.reduce((n, mm) => n + chars(mm), 0)).toBeLessThan(
       budgetFor({ context_window: window }) * 2,
     )
+    await rt.close()
+  })
+
+  it("reads a long chat's context a page at a time, letting the event loop run between pages", async () => {
+    const rt = sqliteRuntime()
+    const s = await rt.sessions.create()
+    writeMessages(rt, s.session_id, 3_000, 'long', (i) => `message ${i} of a long chat`)
+    const row = rt.store.getSession(s.session_id)!
+    const budget = budgetFor({})
+    // A cache that has not seen the session reads it cold: 6 pages, settled in 3 runs.
+    const [messages, turns] = await turnsDuring(() => new ContextCache(rt.store).build(row, null, budget))
+    expect(messages).toEqual(buildModelMessages(rt.store.contextMessages(s.session_id, row.context_from_seq)))
+    expect(messages).toHaveLength(3_000)
+    expect(turns).toBeGreaterThanOrEqual(7)
+    // A chat that fits in a page is read at once.
+    const short = await rt.sessions.create()
+    writeMessages(rt, short.session_id, 40, 'short', (i) => `message ${i}`)
+    const shortRow = rt.store.getSession(short.session_id)!
+    const [few, none] = await turnsDuring(() => new ContextCache(rt.store).build(shortRow, null, budget))
+    expect(few).toHaveLength(40)
+    expect(none).toBe(0)
     await rt.close()
   })
 

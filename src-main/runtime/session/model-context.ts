@@ -21,6 +21,16 @@ const CHARS_PER_TOKEN = 3
 /** Sessions whose settled context is kept (least recently used beyond that are dropped). */
 const MAX_SESSIONS = 64
 const PAGE = 500
+/**
+ * Messages a cold read settles between two turns of the event loop. A cold read of a long chat
+ * fills the whole window (10,000 short messages in the bench's 100,000-message chat): done in one
+ * go it held the host's event loop 104–177 ms, every window and stream with it. Read a page at a
+ * time and settled in runs of this many, the longest piece is a few milliseconds.
+ */
+const SETTLE_RUN = 1000
+
+/** The rest of the work after this turn of the event loop (other windows, streams, requests). */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 interface Settled {
   /** Which history this is: the session's context and visibility floors. */
@@ -71,15 +81,15 @@ export class ContextCache {
    * The model messages for a step of `row`'s session. Messages of `activeTurnId` (and any still
    * streaming) are read fresh every time; everything before them is settled once.
    */
-  build(
+  async build(
     row: SessionRow,
     activeTurnId: string | null,
     budget: number,
     known?: readonly SessionMessage[],
-  ): ModelMessage[] {
+  ): Promise<ModelMessage[]> {
     const id = row.session_id
     let s = this.settled.get(id)
-    if (!s || s.key !== keyOf(row) || s.budget < budget) s = this.cold(row, activeTurnId, budget)
+    if (!s || s.key !== keyOf(row) || s.budget < budget) s = await this.cold(row, activeTurnId, budget)
     s.budget = budget
     // Most recently used last, so the oldest entry is the one dropped.
     this.settled.delete(id)
@@ -161,9 +171,12 @@ export class ContextCache {
   /**
    * No settled context yet (first step since start, or the history was cleared or compacted):
    * read newest first until the window is full or the context floor is reached. Everything read
-   * is settled except the newest run of unfinished messages, which build() reads fresh.
+   * is settled except the newest run of unfinished messages, which build() reads fresh. A page
+   * at a time, and settled SETTLE_RUN messages at a time, each in a turn of the event loop of its
+   * own (a chat that fits in one page is read at once). Meanwhile nothing else writes to this
+   * session: its turn is the one waiting for this.
    */
-  private cold(row: SessionRow, activeTurnId: string | null, budget: number): Settled {
+  private async cold(row: SessionRow, activeTurnId: string | null, budget: number): Promise<Settled> {
     const floor = row.context_from_seq
     const newestFirst: SessionMessage[] = []
     let chars = 0
@@ -178,6 +191,7 @@ export class ContextCache {
       }
       if (page.length < PAGE) break
       before = page[page.length - 1].seq
+      await nextTurn()
     }
     // The running turn's messages (and any unfinished ones) at the end stay out of the settled
     // part: build() reads them fresh on every step.
@@ -188,7 +202,13 @@ export class ContextCache {
     const s: Settled = { key: keyOf(row), upto: floor - 1, budget, entries: [], flat: [], chars: 0 }
     const oldest = newestFirst.length - 1
     if (oldest >= end) s.upto = newestFirst[oldest].seq - 1
-    for (let k = oldest; k >= end; k--) this.settle(s, newestFirst[k])
+    for (let k = oldest, run = 0; k >= end; k--) {
+      if (++run > SETTLE_RUN) {
+        run = 1
+        await nextTurn()
+      }
+      this.settle(s, newestFirst[k])
+    }
     return s
   }
 }

@@ -38,7 +38,7 @@ export async function runStep(
     ...(row.env.variables ? { variables: row.env.variables } : {}),
     ...(row.env.instructions ? { instructions: row.env.instructions } : {}),
   })
-  const messages = ctx.deps.contexts.build(row, a.turn.turn_id, budgetFor(model), a.opening)
+  const messages = await ctx.deps.contexts.build(row, a.turn.turn_id, budgetFor(model), a.opening)
   a.opening = undefined
   a.lastRequest = { system, message_count: messages.length, tools: list.map((t) => t.name) }
   // Counted in memory now, persisted with the step's end (or the turn's, if the step fails).
