@@ -388,6 +388,32 @@ describe('app store', () => {
     expect(limits.slice(-2)).toEqual([500, 500])
   })
 
+  it('a seek far back merges its pages a few at a time, a frame apart, and then shows the message', async () => {
+    const { host, app, state, frame } = setup({ items: [msg('m100', 100)], next_cursor: 'c100' })
+    await app.actions.boot()
+    // 45 older pages of one message each: m99 … m55.
+    host.on('session.messages', ({ cursor }) => {
+      if (!cursor) return { items: [msg('m100', 100)], next_cursor: 'c100' }
+      const seq = Number(String(cursor).slice(1)) - 1
+      return { items: [msg(`m${seq}`, seq)], next_cursor: seq > 55 ? `c${seq}` : null }
+    })
+    let done = false
+    const seek = app.actions.openAt(SID, 'm55').then(() => (done = true))
+    const loaded = new Set<number>()
+    for (let i = 0; i < 200 && !done; i++) {
+      await new Promise((r) => setTimeout(r, 1))
+      loaded.add(state().transcript?.messages.length ?? 0)
+      frame()
+    }
+    await seek
+    expect(state().transcript?.messages.length).toBe(46)
+    expect(state().transcript?.older_cursor).toBeNull()
+    expect(state().focus?.message_id).toBe('m55')
+    // Seen between frames: the newest page and 20 older ones, then 40 (the last 5 came with the
+    // seek's end).
+    expect([...loaded].filter((n) => n > 1).slice(0, 2)).toEqual([21, 41])
+  })
+
   it('a seek merges only the pages that continue the transcript as it is when they arrive', async () => {
     const { host, app, state } = setup({ items: [msg('m9', 9)], next_cursor: 'c9' })
     await app.actions.boot()
