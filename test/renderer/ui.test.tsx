@@ -1,6 +1,6 @@
 import { act } from 'react'
 import { createRoot, type Root } from 'react-dom/client'
-import { afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createArbor } from '../../src-shared/sdk'
 import type { AppInfo } from '../../src-shared/contract'
 import type { MessagesPage, PendingInteraction, SessionInfo } from '../../src-shared/types'
@@ -347,6 +347,59 @@ describe('App', () => {
     watch.disconnect()
     expect(changed.map((r) => `${r.type} ${r.attributeName ?? ''}`)).toEqual([])
     expect($$(el, '.msg-toolbar')).toEqual(toolbars)
+  })
+
+  it('History: a streamed frame draws again only the checkpoint whose description it changed', async () => {
+    const { el, host } = await render({ page: planATrip() })
+    const snapshot = (head_seq: number) => ({
+      snapshot_id: `snap_${head_seq}`,
+      session_id: SID,
+      head_seq,
+      head_message_id: `m${head_seq}`,
+      reason: 'step',
+      step: head_seq,
+      hash: `${head_seq}`.repeat(16),
+      created_at: Date.now() - head_seq * 1000,
+    })
+    host.on('session.snapshots', () => [snapshot(2), snapshot(1)])
+    await act(async () => {
+      button(el, 'History').click()
+      await settle()
+    })
+    const rows = $$(el, '.checkpoint')
+    expect(rows.map((r) => $(r, '.checkpoint-change')?.textContent)).toEqual([
+      'Reply: “Sure”',
+      'You: “Plan a trip”',
+    ])
+    // Each row formats its time when it is drawn.
+    const format = vi.spyOn(Intl.DateTimeFormat.prototype, 'format', 'get')
+    try {
+      await act(async () => {
+        host.emit({
+          type: 'mutation',
+          mutation: {
+            variant: 'delta',
+            session_id: SID,
+            message_id: 'm2',
+            part_id: 'a',
+            field: 'text',
+            offset: 4,
+            text: ' thing',
+          },
+        })
+        await settle()
+      })
+      expect($(el, '[aria-label="Assistant"]')?.textContent).toContain('Sure thing')
+      // What a checkpoint says it added follows the transcript: that row is drawn again (its
+      // time formatted once), the other is not.
+      expect($$(el, '.checkpoint-change').map((c) => c.textContent)).toEqual([
+        'Reply: “Sure thing”',
+        'You: “Plan a trip”',
+      ])
+      expect(format).toHaveBeenCalledTimes(1)
+    } finally {
+      format.mockRestore()
+    }
   })
 
   it("offers Fork from here on every message and edit-and-resend on the user's own", async () => {
