@@ -372,7 +372,9 @@ describe('App', () => {
       'You: “Plan a trip”',
     ])
     // Each row formats its time when it is drawn.
-    const format = vi.spyOn(Intl.DateTimeFormat.prototype, 'format', 'get')
+    // (`format` is a getter that hands out the bound function; typed as a plain property here.)
+    const proto = Intl.DateTimeFormat.prototype as unknown as { format: unknown }
+    const format = vi.spyOn(proto, 'format', 'get')
     try {
       await act(async () => {
         host.emit({
