@@ -26,6 +26,26 @@ test.describe('drafts, New chat and sending while scrolled up', () => {
     expect(a.session_id).not.toBe(b.session_id)
   })
 
+  test('a long draft (saved a moment after each change) survives a reload right after it', async ({
+    page,
+    host,
+  }) => {
+    const a = await host.rpc('sessions.create', { title: 'Chat A' })
+    await openApp(page, host)
+    await sidebar(page)
+      .getByRole('link', { name: /Chat A/ })
+      .click()
+    const long = 'a pasted log line\n'.repeat(2_000)
+    await composer(page).fill(long)
+    await composer(page).press('End')
+    await composer(page).pressSequentially('!')
+    // At once: the window going saves what its timer had not yet.
+    await page.goto(
+      `${host.url.replace(/\?.*$/, '')}?token=${new URL(host.url).searchParams.get('token')}#/s/${a.session_id}`,
+    )
+    await expect(composer(page)).toHaveValue(long + '!')
+  })
+
   test('New chat reuses an untouched one instead of adding another', async ({ page, host }) => {
     await openApp(page, host)
     const newChat = sidebar(page).getByRole('button', { name: 'New chat', exact: true })

@@ -4,6 +4,7 @@ import { pendingInteractions } from '../state/transcript'
 import { MAX_TEXT_CHARS } from '../../src-shared/limits'
 import type { Attachment } from '../../src-shared/types'
 import { readFiles, textAsFile } from '../lib/attachments'
+import { textDirection } from '../lib/direction'
 import { typing } from '../lib/shortcuts'
 import { AttachmentChips } from './Attachments'
 import { PromptMenu, ResourcePicker, usePromptMenu } from './McpComposer'
@@ -23,16 +24,22 @@ const draftKey = (id: string | null) => `arbor.draft.${id ?? 'new'}`
 
 function draftOf(id: string | null): string {
   try {
-    return localStorage.getItem(draftKey(id)) ?? drafts.get(draftKey(id)) ?? ''
+    // Memory first: a long draft reaches localStorage a moment after its last change.
+    return drafts.get(draftKey(id)) ?? localStorage.getItem(draftKey(id)) ?? ''
   } catch {
     return drafts.get(draftKey(id)) ?? ''
   }
 }
 
-function saveDraft(id: string | null, text: string): void {
-  const key = draftKey(id)
-  if (text) drafts.set(key, text)
-  else drafts.delete(key)
+/**
+ * A long draft reaches localStorage this long after its last change (setItem copies the whole
+ * text: 1 MB on every key held each key press ~100 ms), and at once when the window goes.
+ */
+const LONG_DRAFT_CHARS = 10_000
+const LONG_DRAFT_MS = 500
+const unsaved = new Map<string, ReturnType<typeof setTimeout>>()
+
+function store(key: string, text: string): void {
   try {
     if (text) localStorage.setItem(key, text)
     else localStorage.removeItem(key)
@@ -40,6 +47,31 @@ function saveDraft(id: string | null, text: string): void {
     // Storage full or disabled: the in-memory copy still follows the chat.
   }
 }
+
+function saveDraft(id: string | null, text: string): void {
+  const key = draftKey(id)
+  if (text) drafts.set(key, text)
+  else drafts.delete(key)
+  clearTimeout(unsaved.get(key))
+  unsaved.delete(key)
+  if (text.length <= LONG_DRAFT_CHARS) return store(key, text)
+  unsaved.set(
+    key,
+    setTimeout(() => {
+      unsaved.delete(key)
+      store(key, drafts.get(key) ?? '')
+    }, LONG_DRAFT_MS),
+  )
+}
+
+if (typeof window !== 'undefined')
+  window.addEventListener('pagehide', () => {
+    for (const [key, timer] of unsaved) {
+      clearTimeout(timer)
+      store(key, drafts.get(key) ?? '')
+    }
+    unsaved.clear()
+  })
 
 /** What a message with files and no text says (a prompt always has text). */
 const FILES_ONLY = 'See the attached files.'
@@ -217,8 +249,8 @@ export function Composer() {
       <textarea
         ref={ref}
         id={COMPOSER_ID}
-        className="composer-input"
-        dir="auto"
+        className={text.length > LONG_DRAFT_CHARS ? 'composer-input composer-input-long' : 'composer-input'}
+        dir={textDirection(text)}
         aria-label="Message"
         {...(menu.open
           ? {
@@ -235,7 +267,13 @@ export function Composer() {
         onPaste={(e) => {
           // Pasted files (a screenshot, files copied in a file manager) are attached; text pastes as text.
           const pasted = [...e.clipboardData.files]
-          if (pasted.length === 0) return
+          if (pasted.length === 0) {
+            // A long text: the fixed height before the browser puts it in, not after (laid out
+            // sized to its content first, a pasted 1 MB took 1.1 s more).
+            if (text.length + e.clipboardData.getData('text/plain').length > LONG_DRAFT_CHARS)
+              e.currentTarget.classList.add('composer-input-long')
+            return
+          }
           e.preventDefault()
           void addFiles(pasted)
         }}
