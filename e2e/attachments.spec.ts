@@ -86,5 +86,14 @@ test.describe('attachments', () => {
     await expect(you.getByRole('button', { name: /^pasted-text\.txt 1 line / })).toBeVisible()
     await expect(composer(page)).toHaveValue('')
     await expect(transcript(page).getByRole('alert')).toHaveCount(0)
+
+    // Over what a file may hold too: said in the composer, with nothing to send.
+    await composer(page).fill('x'.repeat(1_000_001))
+    const over = page.getByRole('status').filter({ hasText: 'Shorten it, or split it into parts' })
+    await expect(over).toContainText(
+      'This is 1,000,001 characters: more than a message (100,000) or an attached file (1,000,000) holds.',
+    )
+    await expect(over.getByRole('button')).toHaveCount(0)
+    await expect(page.getByRole('button', { name: 'Send', exact: true })).toBeDisabled()
   })
 })

@@ -1,7 +1,7 @@
 import { useEffect, useId, useRef, useState, type KeyboardEvent } from 'react'
 import { useActions, useApp, useAppStore } from '../state/hooks'
 import { pendingInteractions } from '../state/transcript'
-import { MAX_TEXT_CHARS } from '../../src-shared/limits'
+import { MAX_ATTACHMENT_TEXT_CHARS, MAX_TEXT_CHARS } from '../../src-shared/limits'
 import type { Attachment } from '../../src-shared/types'
 import { readFiles, textAsFile } from '../lib/attachments'
 import { textDirection } from '../lib/direction'
@@ -228,22 +228,33 @@ export function Composer() {
               {refused.join(' ')}
             </p>
           )}
-          {tooLong && (
-            <div className="composer-notice" role="status">
-              <span>
-                This is {text.trim().length.toLocaleString()} characters: a message holds at most{' '}
-                {MAX_TEXT_CHARS.toLocaleString()}. Send it as an attached file instead?
-              </span>
-              <button
-                type="button"
-                className="btn btn-small btn-primary"
-                onClick={sendAsFile}
-                disabled={!connected}
-              >
-                Send as a file
-              </button>
-            </div>
-          )}
+          {tooLong &&
+            (text.trim().length > MAX_ATTACHMENT_TEXT_CHARS ? (
+              // Too long for a file as well: said here, where it stays, not by a refusal after
+              // sending (a toast that goes, and the file back in the composer without a word).
+              <div className="composer-notice" role="status">
+                <span>
+                  This is {text.trim().length.toLocaleString()} characters: more than a message (
+                  {MAX_TEXT_CHARS.toLocaleString()}) or an attached file (
+                  {MAX_ATTACHMENT_TEXT_CHARS.toLocaleString()}) holds. Shorten it, or split it into parts.
+                </span>
+              </div>
+            ) : (
+              <div className="composer-notice" role="status">
+                <span>
+                  This is {text.trim().length.toLocaleString()} characters: a message holds at most{' '}
+                  {MAX_TEXT_CHARS.toLocaleString()}. Send it as an attached file instead?
+                </span>
+                <button
+                  type="button"
+                  className="btn btn-small btn-primary"
+                  onClick={sendAsFile}
+                  disabled={!connected}
+                >
+                  Send as a file
+                </button>
+              </div>
+            ))}
         </div>
       )}
       <textarea
