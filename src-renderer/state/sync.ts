@@ -85,6 +85,7 @@ export function createSessionSync(opts: SyncOptions): SessionSync {
   const { read, write } = opts
   const pageSize = opts.pageSize ?? 100
   const setTimer = opts.setTimer ?? ((fn, ms) => void setTimeout(fn, ms))
+  const schedule = opts.schedule ?? frameSchedule
   let open: { session_id: string; session: Session; unsubscribe: () => void } | null = null
   let disposed = false
 
@@ -101,7 +102,7 @@ export function createSessionSync(opts: SyncOptions): SessionSync {
       if (infos.length > 0) opts.infoChanged?.(infos)
       heal()
     },
-    opts.schedule ?? frameSchedule,
+    schedule,
     paceDeltas(),
   )
 
@@ -249,17 +250,16 @@ export function createSessionSync(opts: SyncOptions): SessionSync {
       // window 83–129 ms (their ids noted, the row layout extended, the garbage collected).
       for (let merged = 0; merged < got.length;) {
         if (merged > 0) {
-          await new Promise<void>((resolve) => (opts.schedule ?? frameSchedule)(resolve))
+          await new Promise<void>((resolve) => schedule(resolve))
           if (openId() !== session_id) return false
         }
+        // Done unless a page continues the transcript (whether or not `patch` gets to look).
+        merged = got.length
         patch(session_id, (tt) => {
           // From the page that continues the transcript as it is now (a scroll may have loaded
           // some of them meanwhile); none continues it if it was loaded again from its end.
           const from = got.findIndex((r) => r.cursor === tt.older_cursor)
-          if (from < 0) {
-            merged = got.length
-            return tt
-          }
+          if (from < 0) return tt
           merged = Math.min(got.length, from + SEEK_MERGE)
           return got.slice(from, merged).reduce((acc, r) => loadPage(acc, r.page, { older: true }), tt)
         })
