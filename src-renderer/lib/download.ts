@@ -1,19 +1,8 @@
 import { cutText } from '../../src-shared/cut-text'
+import { nextTask } from './work-queue'
 
 /** Characters encoded into a Blob in one task: ~5 ms here (a 28.7 MB export took 126 ms in one). */
 const PIECE_CHARS = 1024 * 1024
-
-/** Resolves in a task of its own: a message to itself (a hidden window's timers are throttled). */
-function nextTask(): Promise<void> {
-  return new Promise((resolve) => {
-    const ch = new MessageChannel()
-    ch.port1.onmessage = () => {
-      ch.port1.close()
-      resolve()
-    }
-    ch.port2.postMessage(0)
-  })
-}
 
 /**
  * Saves text as a file the way a page can, in Electron and in the browser host alike: a Blob

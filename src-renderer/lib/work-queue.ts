@@ -138,15 +138,19 @@ export function afterFrame(run: () => void): void {
     done = true
     run()
   }
-  if (typeof requestAnimationFrame === 'function' && typeof MessageChannel === 'function') {
-    requestAnimationFrame(() => {
-      const ch = new MessageChannel()
-      ch.port1.onmessage = () => {
-        ch.port1.close()
-        once()
-      }
-      ch.port2.postMessage(0)
-    })
-  }
+  if (typeof requestAnimationFrame === 'function' && typeof MessageChannel === 'function')
+    requestAnimationFrame(() => void nextTask().then(once))
   setTimeout(once, 100)
+}
+
+/** Resolves in a task of its own: a message to itself (a hidden window's timers are throttled). */
+export function nextTask(): Promise<void> {
+  return new Promise((resolve) => {
+    const ch = new MessageChannel()
+    ch.port1.onmessage = () => {
+      ch.port1.close()
+      resolve()
+    }
+    ch.port2.postMessage(0)
+  })
 }
