@@ -130,7 +130,12 @@ export function Composer() {
     setRefused(read.refused)
     ref.current?.focus()
   }
-  const tooLong = text.trim().length > MAX_TEXT_CHARS
+  // Counted once a render: a pasted draft may be a megabyte.
+  const chars = text.trim().length
+  const tooLong = chars > MAX_TEXT_CHARS
+  // Too long for a file as well: said where it stays, not by a refusal after sending (a toast
+  // that goes, and the file back in the composer without a word).
+  const tooLongForAFile = chars > MAX_ATTACHMENT_TEXT_CHARS
   const plugins = useApp((s) => s.transcript?.info?.plugins ?? NO_PLUGINS)
   const menu = usePromptMenu(text, plugins, (t) => {
     setText(t)
@@ -228,33 +233,32 @@ export function Composer() {
               {refused.join(' ')}
             </p>
           )}
-          {tooLong &&
-            (text.trim().length > MAX_ATTACHMENT_TEXT_CHARS ? (
-              // Too long for a file as well: said here, where it stays, not by a refusal after
-              // sending (a toast that goes, and the file back in the composer without a word).
-              <div className="composer-notice" role="status">
+          {tooLong && (
+            <div className="composer-notice" role="status">
+              {tooLongForAFile ? (
                 <span>
-                  This is {text.trim().length.toLocaleString()} characters: more than a message (
+                  This is {chars.toLocaleString()} characters: more than a message (
                   {MAX_TEXT_CHARS.toLocaleString()}) or an attached file (
                   {MAX_ATTACHMENT_TEXT_CHARS.toLocaleString()}) holds. Shorten it, or split it into parts.
                 </span>
-              </div>
-            ) : (
-              <div className="composer-notice" role="status">
-                <span>
-                  This is {text.trim().length.toLocaleString()} characters: a message holds at most{' '}
-                  {MAX_TEXT_CHARS.toLocaleString()}. Send it as an attached file instead?
-                </span>
-                <button
-                  type="button"
-                  className="btn btn-small btn-primary"
-                  onClick={sendAsFile}
-                  disabled={!connected}
-                >
-                  Send as a file
-                </button>
-              </div>
-            ))}
+              ) : (
+                <>
+                  <span>
+                    This is {chars.toLocaleString()} characters: a message holds at most{' '}
+                    {MAX_TEXT_CHARS.toLocaleString()}. Send it as an attached file instead?
+                  </span>
+                  <button
+                    type="button"
+                    className="btn btn-small btn-primary"
+                    onClick={sendAsFile}
+                    disabled={!connected}
+                  >
+                    Send as a file
+                  </button>
+                </>
+              )}
+            </div>
+          )}
         </div>
       )}
       <textarea
@@ -320,7 +324,7 @@ export function Composer() {
           <button
             type="button"
             className="btn"
-            disabled={!text.trim() || !connected}
+            disabled={chars === 0 || !connected}
             title="Send the text as a steering note: the running turn sees it at its next step"
             onClick={submitSteer}
           >
@@ -342,7 +346,7 @@ export function Composer() {
         <button
           type="submit"
           className="btn btn-primary"
-          disabled={(!text.trim() && files.length === 0) || tooLong || !connected}
+          disabled={(chars === 0 && files.length === 0) || tooLong || !connected}
         >
           {running ? 'Queue' : 'Send'}
         </button>
