@@ -111,10 +111,11 @@ if (mode === 'checkpoint') {
   // started. (That commit by another connection also empties the host's page cache, as any does:
   // it reads its pages from the system's cache again, included in the figures above.) Then,
   // until the host commits again, a look does not copy that row back (the log would be left to
-  // start again, by the host), and an idle app writes nothing more. The same commit cuts a log file that grew in a burst back to the
-  // store's limit (LOG_SIZE_LIMIT, a setting of each connection). When a reader still uses the
-  // log, no commit can start it again: the row is added to it, and copied back at a later look.
-  // Not in a database without the settings table (tests).
+  // start again, by the host), and an idle app writes nothing more. The same commit cuts a log
+  // file that grew in a burst back to the store's limit (LOG_SIZE_LIMIT, a setting of each
+  // connection). When a reader still uses the log, no commit can start it again: the row is
+  // added to it, and copied back at a later look. Not in a database without the settings table
+  // (tests).
   db.pragma(`journal_size_limit = ${LOG_SIZE_LIMIT}`)
   const settings = (() => {
     try {
