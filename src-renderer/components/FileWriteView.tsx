@@ -1,6 +1,7 @@
-import { useMemo, useState } from 'react'
+import { useLayoutEffect, useMemo, useRef, useState } from 'react'
 import type { FilePreview } from '../../src-shared/types'
-import { diffLines, diffStats, foldUnchanged, type DiffItem, type DiffLine } from '../lib/line-diff'
+import { diffLines, diffStats, foldUnchanged, type DiffLine } from '../lib/line-diff'
+import { visibleRange } from '../lib/virtual'
 
 export interface FileWriteViewProps {
   file: FilePreview
@@ -15,8 +16,20 @@ const OMITTED: Record<NonNullable<FilePreview['before_omitted']>, string> = {
   not_a_file: 'Something other than a file is at this path; the write will fail.',
 }
 
-/** Rows drawn at first: a 20 000-line file opens at once, and the rest on request. */
-const MAX_ROWS = 1000
+/**
+ * Heights of a line row and a fold row in pixels (file-write.css sets them): every row of the
+ * diff is one of the two, so the box draws only the rows in view, and a 20,000-line file opens
+ * and scrolls as fast as a short one.
+ */
+const LINE_HEIGHT = 19
+const SKIP_HEIGHT = 28
+/** Pixels drawn beyond the box's edges, so a scroll shows rows already there. */
+const OVERSCAN = 600
+/** Rows drawn before the box has a size (its first render, or a page without layout). */
+const FIRST_ROWS = 40
+
+/** A row of the box: a line, or a folded run of unchanged lines (`item`, its index, opens it). */
+type ViewRow = { line: DiffLine } | { skipped: number; item: number }
 
 const bytes = (n: number) =>
   n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`
@@ -27,13 +40,45 @@ const bytes = (n: number) =>
  * gutter, not only a colour; long unchanged runs fold away and open on request.
  */
 export function FileWriteView({ file, content }: FileWriteViewProps) {
-  const [all, setAll] = useState(false)
+  const [opened, setOpened] = useState<ReadonlySet<number>>(() => new Set())
   const compared = file.exists && file.before !== undefined
   const lines = useMemo(
     () => diffLines(compared ? file.before! : '', content),
     [compared, file.before, content],
   )
   const items = useMemo(() => (compared ? foldUnchanged(lines) : lines), [compared, lines])
+  const rows = useMemo(() => {
+    const out: ViewRow[] = []
+    items.forEach((item, i) => {
+      if (item.kind !== 'skip') out.push({ line: item })
+      else if (opened.has(i)) for (const line of item.lines) out.push({ line })
+      else out.push({ skipped: item.lines.length, item: i })
+    })
+    return out
+  }, [items, opened])
+  const offsets = useMemo(() => {
+    const out = new Float64Array(rows.length + 1)
+    rows.forEach((row, i) => (out[i + 1] = out[i]! + ('line' in row ? LINE_HEIGHT : SKIP_HEIGHT)))
+    return out
+  }, [rows])
+  // The widest line sets the rows' width, so the box scrolls sideways as far whichever rows are drawn.
+  const columns = useMemo(() => lines.reduce((max, l) => Math.max(max, columnsOf(l.text)), 0), [lines])
+  const box = useRef<HTMLDivElement>(null)
+  const [view, setView] = useState({ top: 0, height: 0 })
+  useLayoutEffect(() => {
+    const el = box.current
+    if (!el) return
+    const measure = () => setView({ top: el.scrollTop, height: el.clientHeight })
+    measure()
+    if (typeof ResizeObserver === 'undefined') return
+    const observer = new ResizeObserver(measure)
+    observer.observe(el)
+    return () => observer.disconnect()
+  }, [])
+  const { start, end } =
+    view.height > 0
+      ? visibleRange(offsets, view.top, view.height, OVERSCAN)
+      : { start: 0, end: Math.min(rows.length, FIRST_ROWS) }
   const { added, removed } = diffStats(lines)
   // The folder part may be cut short (a narrow window); the file name never is.
   const cut = Math.max(file.path.lastIndexOf('/'), file.path.lastIndexOf('\\')) + 1
@@ -57,39 +102,56 @@ export function FileWriteView({ file, content }: FileWriteViewProps) {
         <p className="file-write-note">{OMITTED[file.before_omitted]}</p>
       )}
       <div
+        ref={box}
         className="diff"
         role="table"
         aria-label={compared ? 'Changes to the file' : 'New content'}
+        aria-rowcount={rows.length}
         tabIndex={0}
+        onScroll={(e) => setView({ top: e.currentTarget.scrollTop, height: e.currentTarget.clientHeight })}
       >
-        {(all ? items : items.slice(0, MAX_ROWS)).map((item, i) =>
-          item.kind === 'skip' ? (
-            <Skipped key={`s${i}`} item={item} />
-          ) : (
-            <Row key={i} line={item} compared={compared} />
-          ),
-        )}
-        {!all && items.length > MAX_ROWS && (
-          <div role="row" className="diff-skip">
-            <span role="cell">
-              <button type="button" className="diff-skip-btn" onClick={() => setAll(true)}>
-                Show the other {items.length - MAX_ROWS} rows
-              </button>
-            </span>
-          </div>
-        )}
+        <div className="diff-rows" style={{ minWidth: `calc(${columns}ch + ${compared ? 12 : 6}em)` }}>
+          <div aria-hidden="true" style={{ height: offsets[start] }} />
+          {rows.slice(start, end).map((row, i) =>
+            'line' in row ? (
+              <Row key={start + i} line={row.line} compared={compared} index={start + i} />
+            ) : (
+              <div key={start + i} role="row" className="diff-skip" aria-rowindex={start + i + 1}>
+                <span role="cell">
+                  <button
+                    type="button"
+                    className="diff-skip-btn"
+                    onClick={() => setOpened((was) => new Set(was).add(row.item))}
+                  >
+                    Show {row.skipped} unchanged {row.skipped === 1 ? 'line' : 'lines'}
+                  </button>
+                </span>
+              </div>
+            ),
+          )}
+          <div aria-hidden="true" style={{ height: offsets[rows.length]! - offsets[end]! }} />
+        </div>
       </div>
     </div>
   )
 }
 
-function Row({ line, compared }: { line: DiffLine; compared: boolean }) {
+/** How many monospace columns a line takes: a tab goes to the next multiple of 8. */
+function columnsOf(text: string): number {
+  if (!text.includes('\t')) return text.length
+  let column = 0
+  for (const ch of text) column = ch === '\t' ? column + 8 - (column % 8) : column + 1
+  return column
+}
+
+function Row({ line, compared, index }: { line: DiffLine; compared: boolean; index: number }) {
   const mark = line.kind === 'add' && compared ? '+' : line.kind === 'del' ? '−' : ' '
   const label = line.kind === 'add' && compared ? 'added' : line.kind === 'del' ? 'removed' : undefined
   return (
     <div
       role="row"
       className={`diff-line${compared ? ` diff-${line.kind}` : ''}`}
+      aria-rowindex={index + 1}
       aria-label={label ? `${label}: ${line.text}` : undefined}
     >
       {compared && (
@@ -107,22 +169,6 @@ function Row({ line, compared }: { line: DiffLine; compared: boolean }) {
       )}
       <span role="cell" className="diff-text">
         {line.text || ' '}
-      </span>
-    </div>
-  )
-}
-
-/** A folded run of unchanged lines: a button that opens it in place. */
-function Skipped({ item }: { item: Extract<DiffItem, { kind: 'skip' }> }) {
-  const [open, setOpen] = useState(false)
-  if (open) return item.lines.map((l, i) => <Row key={i} line={l} compared />)
-  const n = item.lines.length
-  return (
-    <div role="row" className="diff-skip">
-      <span role="cell">
-        <button type="button" className="diff-skip-btn" onClick={() => setOpen(true)}>
-          Show {n} unchanged {n === 1 ? 'line' : 'lines'}
-        </button>
       </span>
     </div>
   )

@@ -31,25 +31,13 @@ export function splitLines(text: string): string[] {
 /** Beyond this many differences the middle is shown as all removed, then all added (still exact). */
 const MAX_EDITS = 4000
 
+type Kind = DiffLine['kind']
+
 /** The lines of `before` turned into `after`: every line once, in order, marked same / del / add. */
 export function diffLines(before: string, after: string): DiffLine[] {
   const a = splitLines(before)
   const b = splitLines(after)
-  let head = 0
-  while (head < a.length && head < b.length && a[head] === b[head]) head++
-  let tail = 0
-  while (
-    tail < a.length - head &&
-    tail < b.length - head &&
-    a[a.length - 1 - tail] === b[b.length - 1 - tail]
-  )
-    tail++
-  const ops = middle(a.slice(head, a.length - tail), b.slice(head, b.length - tail))
-  const kinds: Array<DiffLine['kind']> = [
-    ...Array<DiffLine['kind']>(head).fill('same'),
-    ...ops,
-    ...Array<DiffLine['kind']>(tail).fill('same'),
-  ]
+  const kinds = editScript(a, b)
   const out: DiffLine[] = []
   let i = 0
   let j = 0
@@ -61,65 +49,132 @@ export function diffLines(before: string, after: string): DiffLine[] {
   return out
 }
 
-/** Myers' shortest edit script between two line lists, as one op per line. */
-function middle(a: string[], b: string[]): Array<DiffLine['kind']> {
-  const n = a.length
-  const m = b.length
-  if (n === 0) return Array<DiffLine['kind']>(m).fill('add')
-  if (m === 0) return Array<DiffLine['kind']>(n).fill('del')
-  const max = Math.min(n + m, MAX_EDITS)
-  const offset = max + 1
-  let v = new Int32Array(2 * max + 3)
-  const trace: Int32Array[] = []
-  let found = -1
-  for (let d = 0; d <= max && found < 0; d++) {
-    trace.push(v.slice())
-    const next = v.slice()
+/**
+ * A shortest edit script, one op per line: Myers' linear-space refinement (each step finds the
+ * middle snake of a shortest path from both ends, then each half is solved the same way), so it
+ * keeps two frontiers, not one per step. Lines are compared as numbers, each distinct text
+ * numbered once.
+ */
+function editScript(lines1: string[], lines2: string[]): Kind[] {
+  const ids = new Map<string, number>()
+  const number = (lines: string[]) => {
+    const out = new Int32Array(lines.length)
+    for (let i = 0; i < lines.length; i++) {
+      let id = ids.get(lines[i]!)
+      if (id === undefined) ids.set(lines[i]!, (id = ids.size))
+      out[i] = id
+    }
+    return out
+  }
+  const a = number(lines1)
+  const b = number(lines2)
+  const ops: Kind[] = []
+  // A search reaches d = ceil(D / 2) at most, and D is at most MAX_EDITS (the subproblems' less).
+  const size = 2 * (Math.ceil(Math.min(a.length + b.length, MAX_EDITS) / 2) + 3)
+  const forward = new Int32Array(size)
+  const backward = new Int32Array(size)
+  const push = (kind: Kind, count: number) => {
+    for (let i = 0; i < count; i++) ops.push(kind)
+  }
+
+  const solve = (aLo: number, aHi: number, bLo: number, bHi: number, limit: number): boolean => {
+    let head = 0
+    while (aLo + head < aHi && bLo + head < bHi && a[aLo + head] === b[bLo + head]) head++
+    let tail = 0
+    while (aHi - tail > aLo + head && bHi - tail > bLo + head && a[aHi - 1 - tail] === b[bHi - 1 - tail])
+      tail++
+    const x0 = aLo + head
+    const y0 = bLo + head
+    const x1 = aHi - tail
+    const y1 = bHi - tail
+    if (x0 === x1 || y0 === y1) {
+      push('same', head)
+      push('del', x1 - x0)
+      push('add', y1 - y0)
+      push('same', tail)
+      return true
+    }
+    const snake = middleSnake(a, x0, x1, b, y0, y1, forward, backward, limit)
+    if (!snake) return false
+    push('same', head)
+    const [sx, sy, ex, ey] = snake
+    solve(x0, sx, y0, sy, Infinity)
+    push('same', ex - sx)
+    solve(ex, x1, ey, y1, Infinity)
+    push('same', tail)
+    return true
+  }
+
+  if (!solve(0, a.length, 0, b.length, MAX_EDITS))
+    return [...Array<Kind>(a.length).fill('del'), ...Array<Kind>(b.length).fill('add')]
+  return ops
+}
+
+/**
+ * The middle snake of a shortest path from (x0, y0) to (x1, y1), whose ends share no line: the
+ * diagonal run where the paths searched from both ends first meet, as [startX, startY, endX, endY].
+ * Null when the path needs more than `limit` edits.
+ */
+function middleSnake(
+  a: Int32Array,
+  x0: number,
+  x1: number,
+  b: Int32Array,
+  y0: number,
+  y1: number,
+  forward: Int32Array,
+  backward: Int32Array,
+  limit: number,
+): [number, number, number, number] | null {
+  const n = x1 - x0
+  const m = y1 - y0
+  const delta = n - m
+  const odd = (delta & 1) !== 0
+  const half = Math.ceil((n + m) / 2)
+  // Diagonal k = x - y sits at index k + offset; the backward search's k is measured from the end.
+  const offset = forward.length >> 1
+  forward[offset + 1] = 0
+  backward[offset + 1] = 0
+  for (let d = 0; d <= half; d++) {
+    if (2 * d - 1 > limit) return null
     for (let k = -d; k <= d; k += 2) {
       let x =
-        k === -d || (k !== d && v[offset + k - 1]! < v[offset + k + 1]!)
-          ? v[offset + k + 1]!
-          : v[offset + k - 1]! + 1
+        k === -d || (k !== d && forward[offset + k - 1]! < forward[offset + k + 1]!)
+          ? forward[offset + k + 1]!
+          : forward[offset + k - 1]! + 1
       let y = x - k
-      while (x < n && y < m && a[x] === b[y]) {
+      const sx = x
+      const sy = y
+      while (x < n && y < m && a[x0 + x] === b[y0 + y]) {
         x++
         y++
       }
-      next[offset + k] = x
-      if (x >= n && y >= m) {
-        found = d
-        break
+      forward[offset + k] = x
+      const back = delta - k
+      if (odd && back >= -(d - 1) && back <= d - 1 && x + backward[offset + back]! >= n)
+        return [x0 + sx, y0 + sy, x0 + x, y0 + y]
+    }
+    if (2 * d > limit) return null
+    for (let k = -d; k <= d; k += 2) {
+      let x =
+        k === -d || (k !== d && backward[offset + k - 1]! < backward[offset + k + 1]!)
+          ? backward[offset + k + 1]!
+          : backward[offset + k - 1]! + 1
+      let y = x - k
+      const sx = x
+      const sy = y
+      while (x < n && y < m && a[x1 - 1 - x] === b[y1 - 1 - y]) {
+        x++
+        y++
       }
+      backward[offset + k] = x
+      const ahead = delta - k
+      if (!odd && ahead >= -d && ahead <= d && x + forward[offset + ahead]! >= n)
+        return [x1 - x, y1 - y, x1 - sx, y1 - sy]
     }
-    v = next
   }
-  if (found < 0) return [...Array<DiffLine['kind']>(n).fill('del'), ...Array<DiffLine['kind']>(m).fill('add')]
-  // Walk back through the saved frontiers, from the end to the start.
-  const ops: Array<DiffLine['kind']> = []
-  let x = n
-  let y = m
-  for (let d = found; d > 0; d--) {
-    const prev = trace[d]!
-    const k = x - y
-    const down = k === -d || (k !== d && prev[offset + k - 1]! < prev[offset + k + 1]!)
-    const pk = down ? k + 1 : k - 1
-    const px = prev[offset + pk]!
-    const py = px - pk
-    while (x > px + (down ? 0 : 1) && y > py + (down ? 1 : 0)) {
-      ops.push('same')
-      x--
-      y--
-    }
-    ops.push(down ? 'add' : 'del')
-    if (down) y--
-    else x--
-  }
-  while (x > 0 && y > 0) {
-    ops.push('same')
-    x--
-    y--
-  }
-  return ops.reverse()
+  /* c8 ignore next: the two searches always meet by d = ceil((n + m) / 2). */
+  throw new Error('middleSnake: the searches did not meet')
 }
 
 /** How many lines were added and removed. */

@@ -26,13 +26,47 @@ const lines = (n: number) => Array.from({ length: n }, (_, i) => `line ${i + 1}`
 const rows = (el: HTMLElement) => el.querySelectorAll('.diff-line').length
 
 describe('FileWriteView', () => {
-  it('draws a long new file in part, and the rest on request', () => {
-    const el = render(<FileWriteView file={{ path: '/w/big.txt', exists: false }} content={lines(1500)} />)
-    expect(el.textContent).toContain('New file · 1500 lines')
-    expect(rows(el)).toBe(1000)
-    const more = [...el.querySelectorAll('button')].find((b) => b.textContent === 'Show the other 500 rows')!
-    act(() => more.click())
-    expect(rows(el)).toBe(1500)
+  it('draws only the rows in view of a long file, and the others as it scrolls', () => {
+    const el = render(<FileWriteView file={{ path: '/w/big.txt', exists: false }} content={lines(20_000)} />)
+    expect(el.textContent).toContain('New file · 20000 lines')
+    const table = el.querySelector<HTMLElement>('[role="table"]')!
+    expect(table.getAttribute('aria-rowcount')).toBe('20000')
+    // Before the box has a size (no layout here), its first rows.
+    expect(rows(el)).toBe(40)
+    expect(el.textContent).toContain('line 40')
+    // A 320 px box scrolled to the end: the last rows, and the spacers keep the full height.
+    Object.defineProperty(table, 'clientHeight', { value: 320 })
+    table.scrollTop = 20_000 * 19 - 320
+    act(() => table.dispatchEvent(new Event('scroll')))
+    expect(el.textContent).toContain('line 20000')
+    const first = el.querySelector('.diff-line')!.getAttribute('aria-rowindex')
+    expect(Number(first)).toBeGreaterThan(19_900)
+    expect(rows(el)).toBeLessThan(100)
+    const last = el.querySelectorAll('.diff-line')[rows(el) - 1]!
+    expect(last.getAttribute('aria-rowindex')).toBe('20000')
+    const [top, bottom] = [...table.querySelectorAll<HTMLElement>('[aria-hidden="true"]')]
+    expect(parseFloat(top!.style.height) + rows(el) * 19 + parseFloat(bottom!.style.height)).toBe(20_000 * 19)
+  })
+
+  it('opens a folded run in place, and the rows after it move down', () => {
+    const before = lines(30)
+    const after = before.replace('line 15\n', 'line fifteen\n')
+    const el = render(
+      <FileWriteView
+        file={{ path: '/w/a.txt', exists: true, bytes: before.length, before }}
+        content={after}
+      />,
+    )
+    const table = el.querySelector<HTMLElement>('[role="table"]')!
+    expect(el.textContent).toContain('Changes: +1 −1')
+    const folds = [...el.querySelectorAll('button')].map((b) => b.textContent)
+    expect(folds).toEqual(['Show 11 unchanged lines', 'Show 12 unchanged lines'])
+    expect(table.getAttribute('aria-rowcount')).toBe('10')
+    act(() => el.querySelector('button')!.click())
+    expect(table.getAttribute('aria-rowcount')).toBe('20')
+    expect(el.textContent).toContain('line 1')
+    expect([...el.querySelectorAll('button')].map((b) => b.textContent)).toEqual(['Show 12 unchanged lines'])
+    expect(el.querySelector('.diff-del')!.getAttribute('aria-rowindex')).toBe('15')
   })
 
   it('says why there is no diff for a file it could not compare', () => {

@@ -71,6 +71,49 @@ describe('line diff', () => {
     }
   })
 
+  it('always finds a shortest edit: as few changes as the longest common subsequence allows', () => {
+    let seed = 3
+    const rand = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31
+      return seed % n
+    }
+    const lcs = (a: string[], b: string[]) => {
+      const row = Array<number>(b.length + 1).fill(0)
+      for (const x of a) {
+        let diagonal = 0
+        for (let j = 1; j <= b.length; j++) {
+          const above = row[j]!
+          row[j] = x === b[j - 1] ? diagonal + 1 : Math.max(row[j]!, row[j - 1]!)
+          diagonal = above
+        }
+      }
+      return row[b.length]!
+    }
+    for (let round = 0; round < 400; round++) {
+      const before = Array.from({ length: rand(30) }, () => 'abcd'[rand(4)]!)
+      const after = Array.from({ length: rand(30) }, () => 'abcd'[rand(4)]!)
+      const lines = diffLines(before.join('\n'), after.join('\n'))
+      expect(sides(lines)).toEqual({ before, after })
+      const { added, removed } = diffStats(lines)
+      expect(added + removed).toBe(before.length + after.length - 2 * lcs(before, after))
+    }
+  })
+
+  it('shows a rewrite past 4,000 changes as all removed then all added, and a spread edit exactly', () => {
+    const file = Array.from({ length: 10_000 }, (_, i) => `line ${i}`)
+    // Two lines in three changed: 13,334 edits, so no line is matched, even the third ones kept.
+    const rewritten = file.map((l, i) => (i % 3 === 0 ? l : `${l} changed`))
+    const kinds = diffLines(file.join('\n'), rewritten.join('\n')).map((l) => l.kind)
+    expect(kinds.includes('same')).toBe(false)
+    expect(kinds.indexOf('add')).toBe(10_000)
+    expect(kinds.lastIndexOf('del')).toBe(9_999)
+    // 1,000 lines added all through the file: under the limit, so the diff is exact.
+    const spread = file.flatMap((l, i) => (i % 10 === 5 ? [l, `new ${i}`] : [l]))
+    const lines = diffLines(file.join('\n'), spread.join('\n'))
+    expect(diffStats(lines)).toEqual({ added: 1000, removed: 0 })
+    expect(sides(lines).after).toEqual(spread)
+  })
+
   it('folds long unchanged runs, keeping three lines of context by each change', () => {
     const before = Array.from({ length: 30 }, (_, i) => `l${i + 1}`)
     const after = [...before]
