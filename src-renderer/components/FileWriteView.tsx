@@ -2,6 +2,7 @@ import { useLayoutEffect, useMemo, useRef, useState } from 'react'
 import type { FilePreview } from '../../src-shared/types'
 import { diffLines, diffStats, foldUnchanged, type DiffLine } from '../lib/line-diff'
 import { visibleRange } from '../lib/virtual'
+import { columnsOf } from '../lib/columns'
 
 export interface FileWriteViewProps {
   file: FilePreview
@@ -134,14 +135,6 @@ export function FileWriteView({ file, content }: FileWriteViewProps) {
       </div>
     </div>
   )
-}
-
-/** How many monospace columns a line takes: a tab goes to the next multiple of 8. */
-function columnsOf(text: string): number {
-  if (!text.includes('\t')) return text.length
-  let column = 0
-  for (const ch of text) column = ch === '\t' ? column + 8 - (column % 8) : column + 1
-  return column
 }
 
 function Row({ line, compared, index }: { line: DiffLine; compared: boolean; index: number }) {

@@ -7,6 +7,7 @@ import remarkMath from 'remark-math'
 import 'katex/dist/katex.min.css'
 import {
   blockModes,
+  fencedCode,
   LONG_TEXT,
   plainParagraph,
   sectionStarts,
@@ -68,7 +69,10 @@ const Block = memo(function Block({
   // renders as its finished paragraph will (its trailing spaces are not shown either way):
   // when it is finished, nothing changes in the DOM, and its text is not laid out again.
   const plain = plainParagraph(mode === 'hold' ? text.replace(/ +$/, '') : text)
-  const ready = mode === 'now' || parsed === text || plain !== null
+  // A block that is one fenced code block needs no parser either (not while it grows: a code
+  // block highlights its whole text again with each change).
+  const fence = useMemo(() => (mode === 'hold' ? null : fencedCode(text)), [mode, text])
+  const ready = mode === 'now' || parsed === text || plain !== null || fence !== null
   useEffect(() => {
     if (ready || mode !== 'queue') return
     // Rendered at once, so the queue's budget counts the parse and the commit.
@@ -89,6 +93,7 @@ const Block = memo(function Block({
     )
   }
   if (plain !== null) return <p className={joined ? 'md-joined' : undefined}>{plain}</p>
+  if (fence !== null) return <CodeBlock code={fence.code} language={fence.language} />
   return (
     <ReactMarkdown remarkPlugins={plugins} rehypePlugins={rehypePlugins as never} components={components}>
       {text}

@@ -172,3 +172,36 @@ export function sectionStarts(blocks: readonly string[], min = SECTION_CHARS): n
   }
   return starts
 }
+
+/** A fence at column 0 that opens a code block: its run of ``` or ~~~, and its info string. */
+const OPEN_FENCE = /^(`{3,}|~{3,})([^\n]*)$/
+/** A line that closes a fence: up to 3 spaces, a run of the fence's character, spaces or tabs. */
+const CLOSE_FENCE = /^ {0,3}(`{3,}|~{3,})[ \t]*$/
+
+/**
+ * A block that is one fenced code block and nothing else, as markdown would render it (the
+ * code and its language, as Markdown.tsx's `pre` gets them), or null. Such a block needs no
+ * parser: a file a model wrote in one fence, 50,000 lines long, took micromark half a second to
+ * parse, only to be shown as the text it already was. Anything less plain is left to the parser:
+ * a fence that is indented (its lines lose as many spaces), an info string with escapes or
+ * entities, carriage returns, or text after the closing fence.
+ */
+export function fencedCode(block: string): { code: string; language: string | undefined } | null {
+  const firstBreak = block.indexOf('\n')
+  const open = OPEN_FENCE.exec(firstBreak < 0 ? block : block.slice(0, firstBreak))
+  if (!open || block.includes('\r')) return null
+  const [, fence, rest] = open as unknown as [string, string, string]
+  const info = rest.trim()
+  if ((fence[0] === '`' && info.includes('`')) || /[\\&]/.test(info)) return null
+  const language = /^[\w+#.-]+/.exec(info.split(/\s/)[0]!)?.[0]
+  if (firstBreak < 0) return { code: '', language }
+  const lines = block.slice(firstBreak + 1).split('\n')
+  const close = lines.findIndex((line) => {
+    const m = CLOSE_FENCE.exec(line)
+    return m !== null && m[1]![0] === fence[0] && m[1]!.length >= fence.length
+  })
+  // Unclosed, it runs to the end of the text (a reply still being written, or cut short).
+  if (close < 0) return { code: lines.join('\n').replace(/\n$/, ''), language }
+  if (lines.slice(close + 1).some((line) => !/^[ \t]*$/.test(line))) return null
+  return { code: lines.slice(0, close).join('\n'), language }
+}

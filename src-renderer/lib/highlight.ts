@@ -40,7 +40,7 @@ hljs.registerAliases(['md'], { languageName: 'markdown' })
 hljs.registerAliases(['rs'], { languageName: 'rust' })
 
 /** Larger code is shown plain: highlighting it would stall a frame. */
-const MAX_HIGHLIGHT = 20_000
+export const MAX_HIGHLIGHT = 20_000
 
 /**
  * Highlighted HTML for a code block, or null (unknown language, too long). highlight.js escapes

@@ -6,6 +6,7 @@ import {
   PIECE_CHARS,
   blockLines,
   blockModes,
+  fencedCode,
   plainParagraph,
   sectionStarts,
   SECTION_CHARS,
@@ -469,5 +470,92 @@ describe('plain paragraphs', () => {
       expect(asPlain(text), JSON.stringify(text)).toBe(parsed(text))
     }
     expect(checked).toBeGreaterThan(300)
+  })
+})
+
+describe('fenced code without the parser', () => {
+  /** The code and language Markdown.tsx's `pre` gets from the parser, or null if it renders no single code block. */
+  function parsedCode(text: string): { code: string; language: string | undefined } | null {
+    const found: Array<{ code: string; language: string | undefined }> = []
+    const html = renderToStaticMarkup(
+      <ReactMarkdown
+        remarkPlugins={[remarkGfm, remarkMath]}
+        components={{
+          pre: ({ children }) => {
+            const code = children as React.ReactElement<{ className?: string; children?: string }>
+            found.push({
+              code: String(code.props.children ?? '').replace(/\n$/, ''),
+              language: /language-([\w+#.-]+)/.exec(code.props.className ?? '')?.[1],
+            })
+            return <pre />
+          },
+        }}
+      >
+        {text}
+      </ReactMarkdown>,
+    )
+    return found.length === 1 && html === '<pre></pre>' ? found[0]! : null
+  }
+
+  it('gives what the parser gives for a block that is one fence, and null for anything more', () => {
+    const blocks = [
+      '```js\nconst a = 1\n```',
+      '```js\nconst a = 1\n```\n',
+      '```js\nconst a = 1\n```\n\n',
+      '```\nno language\n```',
+      '~~~python extra words\ndef f():\n    return 1\n~~~',
+      '````md\n```js\ninner\n```\n````',
+      '```ts\nunclosed and still streaming\nline two',
+      '```ts\nunclosed, ends in a break\n',
+      '```c++\nint x;\n```',
+      '```{js}\nodd info\n```',
+      '```js\n\n  indented inside\n\n```',
+      '```js\n```',
+      '```js',
+      '```js\ncode\n   ```',
+      '```js\ncode\n~~~\nmore\n```',
+      '```js\ncode\n``\n```',
+      '```js\n<b>not html</b> &amp; *not emphasis*\n```',
+      // Not one fence alone: the parser's, and fencedCode must say null.
+      '```js\ncode\n```\ntext after',
+      '  ```js\n  indented fence\n  ```',
+      '```js\\ escaped\ncode\n```',
+      '```a`b\nnot a fence\n```',
+      'text\n```js\ncode\n```',
+      '``\nnot a fence\n``',
+      '```js\r\ncode\r\n```',
+      '```js\ncode\n```\n\u00a0',
+    ]
+    for (const block of blocks) {
+      const fast = fencedCode(block)
+      if (fast !== null) expect(fast, JSON.stringify(block)).toEqual(parsedCode(block))
+    }
+    // Every block the parser renders as one code block, except the indented fence (whose lines
+    // lose their indent) and the escaped info string, is taken without it.
+    const taken = blocks.filter((b) => fencedCode(b) !== null)
+    expect(taken).toHaveLength(17)
+    expect(blocks.slice(17).every((b) => fencedCode(b) === null)).toBe(true)
+  })
+
+  it('renders a fence block as a code block with the text and language the parser finds, in pieces when long', () => {
+    ;(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true
+    const code = Array.from({ length: 3000 }, (_, i) => `line ${i} of the file`).join('\n')
+    const container = document.body.appendChild(document.createElement('div'))
+    const root = createRoot(container)
+    // Settled and long: the fence is not the last EAGER_LINES, yet it shows at once, with no parse.
+    act(() => root.render(<Markdown text={`Here:\n\n\`\`\`js\n${code}\n\`\`\`\n\nDone.`} />))
+    const block = container.querySelector('.code-block')!
+    expect(block.querySelector('.code-lang')!.textContent).toBe('js')
+    expect(block.querySelector('pre')!.textContent).toBe(code)
+    const pieces = [...block.querySelectorAll<HTMLElement>('.code-piece')]
+    // Whole lines only: a piece cut inside a line would show it as two.
+    expect(pieces.length).toBeGreaterThan(20)
+    for (const piece of pieces.slice(0, -1)) expect(piece.textContent!.endsWith('\n')).toBe(true)
+    // Each piece keeps the height of its lines until it is laid out.
+    expect(pieces[0]!.style.containIntrinsicBlockSize).toBe(
+      `auto ${pieces[0]!.textContent!.split('\n').length - 1}lh`,
+    )
+    act(() => root.unmount())
+    container.remove()
   })
 })

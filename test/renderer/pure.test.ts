@@ -1,3 +1,4 @@
+import { columnsOf, widestLine } from '../../src-renderer/lib/columns'
 import { describe, expect, it } from 'vitest'
 import type { SessionInfo, SnapshotInfo } from '../../src-shared/types'
 import { createFrameBuffer } from '../../src-renderer/client/frames'
@@ -503,5 +504,18 @@ describe('highlight', () => {
     expect(html).not.toContain('<b>')
     expect(highlight('x', 'klingon')).toBeNull()
     expect(highlight('x', undefined)).toBeNull()
+  })
+})
+
+describe('columns of monospace text', () => {
+  it('counts a tab up to the next multiple of 8, and finds the widest line', () => {
+    expect(columnsOf('abc')).toBe(3)
+    expect(columnsOf('\tx')).toBe(9)
+    expect(columnsOf('ab\tx')).toBe(9)
+    expect(columnsOf('12345678\tx')).toBe(17)
+    expect(widestLine('')).toBe(0)
+    expect(widestLine('a\nabcd\nab')).toBe(4)
+    expect(widestLine('abcdefghij\n\t\tx')).toBe(17)
+    expect(widestLine('short\n' + 'w'.repeat(300))).toBe(300)
   })
 })
