@@ -2,6 +2,7 @@ import { useState } from 'react'
 import type { Attachment } from '../../src-shared/types'
 import { sizeLabel } from '../lib/attachments'
 import { FileIcon } from './Icons'
+import { LinePieces, linePieces } from './LinePieces'
 import { Modal } from './Modal'
 
 /**
@@ -21,7 +22,7 @@ export function AttachmentChips({
     <>
       <ul className="attachments" aria-label="Attached files">
         {files.map((f, i) => {
-          const lines = f.text?.split('\n').length
+          const lines = f.text === undefined ? undefined : lineCount(f.text)
           const detail =
             lines !== undefined
               ? `${lines} ${lines === 1 ? 'line' : 'lines'} · ${sizeLabel(f.size)}`
@@ -66,11 +67,18 @@ export function AttachmentChips({
             />
           ) : (
             <pre className="attachment-text" dir="auto">
-              {open.text}
+              <LinePieces pieces={linePieces(open.text ?? '', 110)} />
             </pre>
           )}
         </Modal>
       )}
     </>
   )
+}
+
+/** `text.split('\n').length`, without making the lines (a text file may be a megabyte, and the chips draw with each key typed). */
+function lineCount(text: string): number {
+  let lines = 1
+  for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at + 1)) lines++
+  return lines
 }

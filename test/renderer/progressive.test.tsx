@@ -547,7 +547,7 @@ describe('fenced code without the parser', () => {
     const block = container.querySelector('.code-block')!
     expect(block.querySelector('.code-lang')!.textContent).toBe('js')
     expect(block.querySelector('pre')!.textContent).toBe(code)
-    const pieces = [...block.querySelectorAll<HTMLElement>('.code-piece')]
+    const pieces = [...block.querySelectorAll<HTMLElement>('.line-piece')]
     // Whole lines only: a piece cut inside a line would show it as two.
     expect(pieces.length).toBeGreaterThan(20)
     for (const piece of pieces.slice(0, -1)) expect(piece.textContent!.endsWith('\n')).toBe(true)
