@@ -33,7 +33,7 @@ function base64(file: Blob): Promise<string> {
     const reader = new FileReader()
     reader.onload = () => {
       const url = reader.result as string
-      resolve(url.slice(url.indexOf(',') + 1))
+      resolve(url.slice(url.lastIndexOf(',') + 1))
     }
     reader.onerror = () => reject(reader.error ?? new Error('the file could not be read'))
     reader.readAsDataURL(file)

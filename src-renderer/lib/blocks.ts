@@ -184,16 +184,17 @@ const CLOSE_FENCE = /^ {0,3}(`{3,}|~{3,})[ \t]*$/
  * parser: a file a model wrote in one fence, 50,000 lines long, took micromark half a second to
  * parse, only to be shown as the text it already was. Anything less plain is left to the parser:
  * a fence that is indented (its lines lose as many spaces), an info string with escapes or
- * entities, carriage returns, or text after the closing fence.
+ * entities, carriage returns or NUL characters, or text after the closing fence.
  */
 export function fencedCode(block: string): { code: string; language: string | undefined } | null {
   const firstBreak = block.indexOf('\n')
   const open = OPEN_FENCE.exec(firstBreak < 0 ? block : block.slice(0, firstBreak))
-  if (!open || block.includes('\r')) return null
+  if (!open || block.includes('\r') || block.includes('\0')) return null
   const [, fence, rest] = open as unknown as [string, string, string]
-  const info = rest.trim()
+  // Markdown's white space here is spaces and tabs only (not \u00a0, which `trim` takes too).
+  const info = rest.replace(/^[ \t]+|[ \t]+$/g, '')
   if ((fence[0] === '`' && info.includes('`')) || /[\\&]/.test(info)) return null
-  const language = /^[\w+#.-]+/.exec(info.split(/\s/)[0]!)?.[0]
+  const language = /^[\w+#.-]+/.exec(info.split(/[ \t]/)[0]!)?.[0]
   if (firstBreak < 0) return { code: '', language }
   const lines = block.slice(firstBreak + 1).split('\n')
   const close = lines.findIndex((line) => {

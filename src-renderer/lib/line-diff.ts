@@ -28,7 +28,10 @@ export function splitLines(text: string): string[] {
   return lines
 }
 
-/** Beyond this many differences the middle is shown as all removed, then all added (still exact). */
+/**
+ * Beyond this many differences, what lies between the equal first and last lines is shown as all
+ * removed, then all added (still exact).
+ */
 const MAX_EDITS = 4000
 
 type Kind = DiffLine['kind']
@@ -50,10 +53,10 @@ export function diffLines(before: string, after: string): DiffLine[] {
 }
 
 /**
- * A shortest edit script, one op per line: Myers' linear-space refinement (each step finds the
- * middle snake of a shortest path from both ends, then each half is solved the same way), so it
- * keeps two frontiers, not one per step. Lines are compared as numbers, each distinct text
- * numbered once.
+ * A shortest edit script, one op per line. Lines are compared as numbers, each distinct text
+ * numbered once. A line with no equal on the other side can only be removed or added, and is
+ * set aside first (as GNU diff does): the new lines of an edit, or the old ones of a rewrite,
+ * cost nothing to the search, which runs on the lines both sides share.
  */
 function editScript(lines1: string[], lines2: string[]): Kind[] {
   const ids = new Map<string, number>()
@@ -68,6 +71,48 @@ function editScript(lines1: string[], lines2: string[]): Kind[] {
   }
   const a = number(lines1)
   const b = number(lines2)
+  const seen = (lines: Int32Array) => {
+    const out = new Uint8Array(ids.size)
+    for (const id of lines) out[id] = 1
+    return out
+  }
+  const inA = seen(a)
+  const inB = seen(b)
+  // Where the shared lines are, on each side.
+  const keptA = a.reduce<number[]>((out, id, i) => (inB[id] ? (out.push(i), out) : out), [])
+  const keptB = b.reduce<number[]>((out, id, j) => (inA[id] ? (out.push(j), out) : out), [])
+  const core = shortestEdit(
+    Int32Array.from(keptA, (i) => a[i]!),
+    Int32Array.from(keptB, (j) => b[j]!),
+  )
+  // The lines set aside go back in their places: removed ones before added ones where both wait.
+  const ops: Kind[] = []
+  let i = 0
+  let j = 0
+  let ka = 0
+  let kb = 0
+  const upTo = (toA: number, toB: number) => {
+    for (; i < toA; i++) ops.push('del')
+    for (; j < toB; j++) ops.push('add')
+  }
+  for (const op of core) {
+    if (op === 'same') upTo(keptA[ka++]!, keptB[kb++]!)
+    else if (op === 'del') upTo(keptA[ka++]!, j)
+    else upTo(keptA[ka] ?? a.length, keptB[kb++]!)
+    ops.push(op)
+    if (op !== 'add') i++
+    if (op !== 'del') j++
+  }
+  upTo(a.length, b.length)
+  return ops
+}
+
+/**
+ * Myers' shortest edit script between two lists of numbered lines (past MAX_EDITS edits, the
+ * lines between their equal first and last ones removed, then added): the linear-space refinement (each step finds the middle snake of a shortest path from both
+ * ends, then each half is solved the same way), so it keeps two frontiers, not one per step.
+ */
+function shortestEdit(a: Int32Array, b: Int32Array): Kind[] {
   const ops: Kind[] = []
   // A search reaches d = ceil(D / 2) at most, and D is at most MAX_EDITS (the subproblems' less).
   const size = 2 * (Math.ceil(Math.min(a.length + b.length, MAX_EDITS) / 2) + 3)
@@ -77,7 +122,7 @@ function editScript(lines1: string[], lines2: string[]): Kind[] {
     for (let i = 0; i < count; i++) ops.push(kind)
   }
 
-  const solve = (aLo: number, aHi: number, bLo: number, bHi: number, limit: number): boolean => {
+  const solve = (aLo: number, aHi: number, bLo: number, bHi: number, limit: number): void => {
     let head = 0
     while (aLo + head < aHi && bLo + head < bHi && a[aLo + head] === b[bLo + head]) head++
     let tail = 0
@@ -87,26 +132,23 @@ function editScript(lines1: string[], lines2: string[]): Kind[] {
     const y0 = bLo + head
     const x1 = aHi - tail
     const y1 = bHi - tail
-    if (x0 === x1 || y0 === y1) {
-      push('same', head)
+    const snake = x0 === x1 || y0 === y1 ? null : middleSnake(a, x0, x1, b, y0, y1, forward, backward, limit)
+    push('same', head)
+    if (!snake) {
+      // All of one side, or past the limit.
       push('del', x1 - x0)
       push('add', y1 - y0)
       push('same', tail)
-      return true
+      return
     }
-    const snake = middleSnake(a, x0, x1, b, y0, y1, forward, backward, limit)
-    if (!snake) return false
-    push('same', head)
     const [sx, sy, ex, ey] = snake
     solve(x0, sx, y0, sy, Infinity)
     push('same', ex - sx)
     solve(ex, x1, ey, y1, Infinity)
     push('same', tail)
-    return true
   }
 
-  if (!solve(0, a.length, 0, b.length, MAX_EDITS))
-    return [...Array<Kind>(a.length).fill('del'), ...Array<Kind>(b.length).fill('add')]
+  solve(0, a.length, 0, b.length, MAX_EDITS)
   return ops
 }
 

@@ -44,6 +44,11 @@ describe('line diff', () => {
     expect(diffStats(lines)).toEqual({ added: 2, removed: 1 })
   })
 
+  it('puts a removed line with no equal before the lines added where it was', () => {
+    // "old" has no equal in the new text: set aside, it still comes first, not after "+b".
+    expect(show(diffLines('old\na\nb\n', 'b\nnew\na\nb\n'))).toEqual(['-old', '+b', '+new', ' a', ' b'])
+  })
+
   it('finds a shortest edit, not a rewrite, for moved and repeated lines', () => {
     const lines = diffLines('a\nb\nc\na\nb\nb\na\n', 'c\nb\na\nb\na\nc\n')
     const stats = diffStats(lines)
@@ -89,9 +94,11 @@ describe('line diff', () => {
       }
       return row[b.length]!
     }
-    for (let round = 0; round < 400; round++) {
-      const before = Array.from({ length: rand(30) }, () => 'abcd'[rand(4)]!)
-      const after = Array.from({ length: rand(30) }, () => 'abcd'[rand(4)]!)
+    // Few letters (every line has equals on the other side), and many (some have none, and are set aside).
+    for (let round = 0; round < 600; round++) {
+      const letters = round % 2 === 0 ? 'abcd' : 'abcdefghijklmnop'
+      const before = Array.from({ length: rand(30) }, () => letters[rand(letters.length)]!)
+      const after = Array.from({ length: rand(30) }, () => letters[rand(letters.length)]!)
       const lines = diffLines(before.join('\n'), after.join('\n'))
       expect(sides(lines)).toEqual({ before, after })
       const { added, removed } = diffStats(lines)
@@ -99,19 +106,40 @@ describe('line diff', () => {
     }
   })
 
-  it('shows a rewrite past 4,000 changes as all removed then all added, and a spread edit exactly', () => {
+  it('shows a reordering past 4,000 changes as all removed then all added, and large edits exactly', () => {
     const file = Array.from({ length: 10_000 }, (_, i) => `line ${i}`)
-    // Two lines in three changed: 13,334 edits, so no line is matched, even the third ones kept.
-    const rewritten = file.map((l, i) => (i % 3 === 0 ? l : `${l} changed`))
-    const kinds = diffLines(file.join('\n'), rewritten.join('\n')).map((l) => l.kind)
+    // The same lines backwards: 19,998 edits.
+    const kinds = diffLines(file.join('\n'), [...file].reverse().join('\n')).map((l) => l.kind)
     expect(kinds.includes('same')).toBe(false)
     expect(kinds.indexOf('add')).toBe(10_000)
     expect(kinds.lastIndexOf('del')).toBe(9_999)
-    // 1,000 lines added all through the file: under the limit, so the diff is exact.
+    // Past the limit, the equal first and last lines are still shown unchanged around it.
+    const framed = (middle: string[]) => ['top 1', 'top 2', ...middle, 'end 1'].join('\n')
+    const framedKinds = diffLines(framed(file.slice(0, 5000)), framed(file.slice(0, 5000).reverse())).map(
+      (l) => l.kind,
+    )
+    expect(framedKinds.slice(0, 3)).toEqual(['same', 'same', 'del'])
+    expect(framedKinds.slice(-2)).toEqual(['add', 'same'])
+    expect(framedKinds.filter((k) => k === 'same')).toHaveLength(3)
+    // 1,000 lines added all through the file: exact.
     const spread = file.flatMap((l, i) => (i % 10 === 5 ? [l, `new ${i}`] : [l]))
     const lines = diffLines(file.join('\n'), spread.join('\n'))
     expect(diffStats(lines)).toEqual({ added: 1000, removed: 0 })
     expect(sides(lines).after).toEqual(spread)
+    // Two lines in three rewritten: 13,332 edits, yet exact, every third line kept, each change
+    // shown as its old line removed, then its new one added.
+    const rewritten = file.map((l, i) => (i % 3 === 0 ? l : `${l} changed`))
+    const rewrite = diffLines(file.join('\n'), rewritten.join('\n'))
+    expect(diffStats(rewrite)).toEqual({ added: 6666, removed: 6666 })
+    expect(show(rewrite.slice(0, 7))).toEqual([
+      ' line 0',
+      '-line 1',
+      '-line 2',
+      '+line 1 changed',
+      '+line 2 changed',
+      ' line 3',
+      '-line 4',
+    ])
   })
 
   it('folds long unchanged runs, keeping three lines of context by each change', () => {

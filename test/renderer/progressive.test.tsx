@@ -516,6 +516,9 @@ describe('fenced code without the parser', () => {
       '```js\ncode\n~~~\nmore\n```',
       '```js\ncode\n``\n```',
       '```js\n<b>not html</b> &amp; *not emphasis*\n```',
+      // Only spaces and tabs are white space to markdown: no language here.
+      '```\u00a0js\ncode\n```',
+      '```\u3000js\ncode\n```',
       // Not one fence alone: the parser's, and fencedCode must say null.
       '```js\ncode\n```\ntext after',
       '  ```js\n  indented fence\n  ```',
@@ -525,6 +528,7 @@ describe('fenced code without the parser', () => {
       '``\nnot a fence\n``',
       '```js\r\ncode\r\n```',
       '```js\ncode\n```\n\u00a0',
+      '```js\ncode \u0000\n```',
     ]
     for (const block of blocks) {
       const fast = fencedCode(block)
@@ -533,8 +537,8 @@ describe('fenced code without the parser', () => {
     // Every block the parser renders as one code block, except the indented fence (whose lines
     // lose their indent) and the escaped info string, is taken without it.
     const taken = blocks.filter((b) => fencedCode(b) !== null)
-    expect(taken).toHaveLength(17)
-    expect(blocks.slice(17).every((b) => fencedCode(b) === null)).toBe(true)
+    expect(taken).toHaveLength(19)
+    expect(blocks.slice(19).every((b) => fencedCode(b) === null)).toBe(true)
   })
 
   it('renders a fence block as a code block with the text and language the parser finds, in pieces when long', () => {

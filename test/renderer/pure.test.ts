@@ -517,5 +517,12 @@ describe('columns of monospace text', () => {
     expect(widestLine('a\nabcd\nab')).toBe(4)
     expect(widestLine('abcdefghij\n\t\tx')).toBe(17)
     expect(widestLine('short\n' + 'w'.repeat(300))).toBe(300)
+    // Wide characters take two columns (a line cut off at its piece's edge otherwise), others one.
+    expect(columnsOf('// 東京の天気')).toBe(13)
+    expect(columnsOf('ｆｕｌｌ')).toBe(8)
+    expect(columnsOf('a😀b')).toBe(4)
+    expect(columnsOf('\t😀')).toBe(10)
+    expect(columnsOf('déjà vu, Ωμέγα')).toBe(14)
+    expect(widestLine('abcdefgh\n한국어 주석')).toBe(11)
   })
 })
