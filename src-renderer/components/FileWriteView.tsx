@@ -76,6 +76,13 @@ export function FileWriteView({ file, content }: FileWriteViewProps) {
     observer.observe(el)
     return () => observer.disconnect()
   }, [])
+  // A fold's button that had focus and scrolled out of the drawn rows is gone: focus stays in
+  // the diff (the box), not on the page, so the keyboard goes on where it was.
+  const focusInside = useRef(false)
+  useLayoutEffect(() => {
+    if (focusInside.current && document.activeElement === document.body)
+      box.current?.focus({ preventScroll: true })
+  })
   const { start, end } =
     view.height > 0
       ? visibleRange(offsets, view.top, view.height, OVERSCAN)
@@ -109,6 +116,8 @@ export function FileWriteView({ file, content }: FileWriteViewProps) {
         aria-label={compared ? 'Changes to the file' : 'New content'}
         aria-rowcount={rows.length}
         tabIndex={0}
+        onFocus={() => (focusInside.current = true)}
+        onBlur={(e) => (focusInside.current = box.current?.contains(e.relatedTarget) ?? false)}
         onScroll={(e) => setView({ top: e.currentTarget.scrollTop, height: e.currentTarget.clientHeight })}
       >
         <div className="diff-rows" style={{ minWidth: `calc(${columns}ch + ${compared ? 12 : 6}em)` }}>

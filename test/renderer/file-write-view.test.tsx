@@ -69,6 +69,33 @@ describe('FileWriteView', () => {
     expect(el.querySelector('.diff-del')!.getAttribute('aria-rowindex')).toBe('15')
   })
 
+  it('keeps focus in the diff when a focused fold scrolls out of the drawn rows, or opens', () => {
+    const before = lines(3000)
+    // A change every 20 lines: a fold between each two, ~1,350 rows in all.
+    const after = before.replace(/line (\d*[02468]0)\n/g, 'line $1 changed\n')
+    const el = render(
+      <FileWriteView
+        file={{ path: '/w/a.txt', exists: true, bytes: before.length, before }}
+        content={after}
+      />,
+    )
+    const table = el.querySelector<HTMLElement>('[role="table"]')!
+    Object.defineProperty(table, 'clientHeight', { value: 320 })
+    act(() => table.dispatchEvent(new Event('scroll')))
+    const fold = el.querySelector('button')!
+    act(() => fold.focus())
+    expect(document.activeElement).toBe(fold)
+    table.scrollTop = 20_000
+    act(() => table.dispatchEvent(new Event('scroll')))
+    expect(fold.isConnected).toBe(false)
+    expect(document.activeElement).toBe(table)
+    // A fold that opens is replaced by its lines: focus stays in the diff too.
+    const next = el.querySelector('button')!
+    act(() => next.focus())
+    act(() => next.click())
+    expect(document.activeElement).toBe(table)
+  })
+
   it('says why there is no diff for a file it could not compare', () => {
     const el = render(
       <FileWriteView
