@@ -76,7 +76,10 @@ export function AttachmentChips({
   )
 }
 
-/** `text.split('\n').length`, without making the lines (a text file may be a megabyte, and the chips draw with each key typed). */
+/**
+ * `text.split('\n').length`, without making the lines (a text file may be a megabyte, and the
+ * chips draw with each key typed).
+ */
 function lineCount(text: string): number {
   let lines = 1
   for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at + 1)) lines++

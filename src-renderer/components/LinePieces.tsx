@@ -1,5 +1,5 @@
 import { memo } from 'react'
-import { PIECE_CHARS } from '../lib/blocks'
+import { PIECE_CHARS, wrappedLines } from '../lib/blocks'
 
 /** A piece of a long text: whole lines, and how many lines it takes on screen, about. */
 export interface LinePiece {
@@ -17,14 +17,8 @@ export function linePieces(text: string, wrap = Infinity, size = PIECE_CHARS): L
   for (let from = 0; from < text.length;) {
     const at = text.indexOf('\n', from + size)
     const end = at < 0 ? text.length : at + 1
-    let lines = 0
-    for (let start = from; start < end;) {
-      const nl = text.indexOf('\n', start)
-      const stop = nl < 0 || nl >= end ? end : nl
-      lines += Math.max(1, Math.ceil((stop - start) / wrap))
-      start = stop + 1
-    }
-    pieces.push({ text: text.slice(from, end), lines })
+    const piece = text.slice(from, end)
+    pieces.push({ text: piece, lines: wrappedLines(piece, wrap) })
     from = end
   }
   return pieces

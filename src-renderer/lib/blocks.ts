@@ -36,6 +36,11 @@ export const EAGER_LINES = 75
  * lines is as tall, and as costly, as a paragraph of as many wrapped ones), not its characters.
  */
 export function blockLines(text: string): number {
+  return wrappedLines(text, LINE_CHARS)
+}
+
+/** The lines `text` takes in a box that wraps at `lineChars` characters (Infinity: never). */
+export function wrappedLines(text: string, lineChars: number): number {
   // A last line break ends the last line; it does not start another.
   const end = text.endsWith('\n') ? text.length - 1 : text.length
   let lines = 0
@@ -43,7 +48,7 @@ export function blockLines(text: string): number {
   for (;;) {
     const at = text.indexOf('\n', from)
     const stop = at < 0 || at >= end ? end : at
-    lines += Math.max(1, Math.ceil((stop - from) / LINE_CHARS))
+    lines += Math.max(1, Math.ceil((stop - from) / lineChars))
     if (stop === end) return lines
     from = at + 1
   }

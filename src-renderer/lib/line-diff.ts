@@ -109,8 +109,9 @@ function editScript(lines1: string[], lines2: string[]): Kind[] {
 
 /**
  * Myers' shortest edit script between two lists of numbered lines (past MAX_EDITS edits, the
- * lines between their equal first and last ones removed, then added): the linear-space refinement (each step finds the middle snake of a shortest path from both
- * ends, then each half is solved the same way), so it keeps two frontiers, not one per step.
+ * lines between their equal first and last ones removed, then added): the linear-space
+ * refinement (each step finds the middle snake of a shortest path from both ends, then each half
+ * is solved the same way), so it keeps two frontiers, not one per step.
  */
 function shortestEdit(a: Int32Array, b: Int32Array): Kind[] {
   const ops: Kind[] = []

@@ -24,6 +24,13 @@ function render(el: React.ReactElement): HTMLElement {
 
 const lines = (n: number) => Array.from({ length: n }, (_, i) => `line ${i + 1}`).join('\n') + '\n'
 const rows = (el: HTMLElement) => el.querySelectorAll('.diff-line').length
+/** The diff of a write that changes /w/a.txt from `before` to `after`, and its table. */
+function diffOf(before: string, after: string) {
+  const el = render(
+    <FileWriteView file={{ path: '/w/a.txt', exists: true, bytes: before.length, before }} content={after} />,
+  )
+  return { el, table: el.querySelector<HTMLElement>('[role="table"]')! }
+}
 
 describe('FileWriteView', () => {
   it('draws only the rows in view of a long file, and the others as it scrolls', () => {
@@ -51,13 +58,7 @@ describe('FileWriteView', () => {
   it('opens a folded run in place, and the rows after it move down', () => {
     const before = lines(30)
     const after = before.replace('line 15\n', 'line fifteen\n')
-    const el = render(
-      <FileWriteView
-        file={{ path: '/w/a.txt', exists: true, bytes: before.length, before }}
-        content={after}
-      />,
-    )
-    const table = el.querySelector<HTMLElement>('[role="table"]')!
+    const { el, table } = diffOf(before, after)
     expect(el.textContent).toContain('Changes: +1 −1')
     const folds = [...el.querySelectorAll('button')].map((b) => b.textContent)
     expect(folds).toEqual(['Show 11 unchanged lines', 'Show 12 unchanged lines'])
@@ -73,13 +74,7 @@ describe('FileWriteView', () => {
     const before = lines(3000)
     // A change every 20 lines: a fold between each two, ~1,350 rows in all.
     const after = before.replace(/line (\d*[02468]0)\n/g, 'line $1 changed\n')
-    const el = render(
-      <FileWriteView
-        file={{ path: '/w/a.txt', exists: true, bytes: before.length, before }}
-        content={after}
-      />,
-    )
-    const table = el.querySelector<HTMLElement>('[role="table"]')!
+    const { el, table } = diffOf(before, after)
     Object.defineProperty(table, 'clientHeight', { value: 320 })
     act(() => table.dispatchEvent(new Event('scroll')))
     const fold = el.querySelector('button')!
