@@ -129,13 +129,16 @@ describe('the checkpoint thread', () => {
       await thread.close()
       return { wal: statSync(`${path}-wal`).size, restarts: thread.restarts() }
     }
-    // Restarted again and again: the log file never held more than a fraction of the commits.
     const long = await run(100)
-    expect(long.restarts).toBeGreaterThan(0)
-    expect(long.wal).toBeLessThan(350 * 4120)
     // Never below its restart length: there it is only copied back. (Whether the writer then
     // restarts it itself depends on the disk's speed, so the log's size is not asserted here.)
-    expect((await run(100_000)).restarts).toBe(0)
+    const never = await run(100_000)
+    expect(never.restarts).toBe(0)
+    // Restarted again and again: the log file never held more than a fraction of the commits
+    // (~1/10 on an idle machine). Measured against the same writes with no restart, not a fixed
+    // size, so a machine busy with other work (fewer, later looks) does not fail it.
+    expect(long.restarts).toBeGreaterThan(0)
+    expect(long.wal).toBeLessThan(never.wal / 3)
   })
 
   it('looks ten times as often while the log grows fast, so a writer with no pause never reaches the backstop', async () => {
