@@ -123,6 +123,35 @@ export function startUpkeep(o: UpkeepOptions): Upkeep {
   }
   indexStep()
 
+  // A message too long to index in its own write (long-texts.ts) is indexed just after, in
+  // pieces of a few ms, one event-loop turn each, as the backlog is: woken by each write that
+  // queues one, and at start for any a crash or a close left queued.
+  let indexingLong = false
+  const longStep = () => {
+    if (stopped) return
+    try {
+      const step = store.tryTransaction(() => store.indexLongTexts(5))
+      if (!step) return void setTimeout(longStep, RETRY_WRITE_MS).unref()
+      if (!step.value) return void (indexingLong = false)
+      if (o.holdWriters.asked()) void holdForCheckpoint(o.holdWriters).then(longStep)
+      else {
+        o.holdWriters.writing()
+        setTimeout(longStep, 0).unref()
+      }
+    } catch (err) {
+      log(`indexing a long message for search paused: ${String(err)}`)
+      setTimeout(longStep, 5000).unref()
+    }
+  }
+  const indexLong = () => {
+    if (indexingLong || stopped) return
+    indexingLong = true
+    // After the write that queued it has committed.
+    setImmediate(longStep)
+  }
+  const offLongTexts = store.onLongTextQueued(indexLong)
+  indexLong()
+
   // A database too large to check at open is checked soon after, on a worker thread of its own.
   let storageProblem: string | null = null
   const problemListeners = new Set<(message: string) => void>()
@@ -184,6 +213,7 @@ export function startUpkeep(o: UpkeepOptions): Upkeep {
     backupNow: () => backup('manual'),
     stop() {
       stopped = true
+      offLongTexts()
       if (backupTimer) clearInterval(backupTimer)
       clearInterval(purgeTimer)
       check?.stop()

@@ -264,6 +264,14 @@ export interface MessageLog {
    * kept at write time), in one transaction, stopping early once `budget_ms` have passed. `indexed_upto === total` once there is none left.
    */
   indexBacklog(max: number, budget_ms?: number): { indexed_upto: number; total: number }
+  /**
+   * Indexes the next pieces of a queued long message (one whose text is too long to index in
+   * its own write: long-texts.ts) in one transaction, until `budget_ms` have passed (at least
+   * one piece). True while any is still queued.
+   */
+  indexLongTexts(budget_ms: number): boolean
+  /** Called when a write queued a long message's text (its transaction may still roll back). */
+  onLongTextQueued(listener: () => void): () => void
 }
 
 /**

@@ -211,6 +211,8 @@ describe('titles and emoji', () => {
       ALTER TABLE sessions DROP COLUMN trashed_at;
       DROP TABLE imports;
       DROP INDEX snapshots_state;
+      DROP TABLE message_pieces_fts;
+      DROP TABLE long_texts;
       PRAGMA user_version = 2;`)
     db.close()
     const rt = openRuntime({ dataDir: dir, log: () => {} })

@@ -5,6 +5,7 @@ import { inTransaction, runTransaction, type Db, type Row } from './db'
 import type { Lineage, Segment } from './lineage'
 import type { SessionRows } from './session-rows'
 import { INSERT_MESSAGE, json, messageParams, metaOf, toMessage } from './rows'
+import { onLongTextQueued } from './long-texts'
 import { ftsIndex, ftsMerging, prepareSearch } from './search'
 
 /** The messages table, read across fork lineages, and its FTS5 index. */
@@ -94,7 +95,7 @@ export function sqliteMessageLog(
   // A bulk write cut short (an import, by a crash) may have left FTS5's own merging off.
   if ((settings.getSetting('fts_indexed_upto') ?? 0) >= (settings.getSetting('fts_live_from') ?? 0))
     inTransaction(db, () => merging.auto())
-  const { index } = ftsIndex(db)
+  const { index, indexLong } = ftsIndex(db)
 
   /** One transaction per message: take the next seq (bumping the session's), insert the row. */
   const insertTx = db.transaction((message: Omit<SessionMessage, 'seq'>): SessionMessage => {
@@ -183,6 +184,12 @@ export function sqliteMessageLog(
         return { indexed_upto: upto, total: end }
       })
     },
+
+    indexLongTexts(budget_ms) {
+      return inTransaction(db, () => indexLong(budget_ms))
+    },
+
+    onLongTextQueued: (fn) => onLongTextQueued(db, fn),
 
     getMessage(message_id) {
       const r = stmts.getMessage.get(message_id) as Row | undefined

@@ -1,6 +1,7 @@
 import { queryWords } from '../../../src-shared/search-words'
 import type { SearchHit, SessionMessage } from '../../../src-shared/types'
 import type { Db, Row } from './db'
+import { LONG_TEXT_CHARS, longTextMatches, longTexts } from './long-texts'
 import { toMessage } from './rows'
 
 /** How many of the newest matches a search looks at before it filters (removed, cleared) and cuts. */
@@ -126,10 +127,19 @@ export function prepareSearch(db: Db): (query: string, limit: number) => SearchH
     }
     return hits
   }
-  /** The newest `limit` visible matches of one FTS5 query, newest first (by row id). */
-  // One read transaction: a window and where it ends are read from the same snapshot (a chat
-  // deleted in between would otherwise move the end past candidates never looked at).
-  const run = db.transaction((match: string, limit: number) => {
+  const visible = db.prepare(`SELECT m.*, s.title AS session_title
+    FROM messages m JOIN sessions s ON s.session_id = m.session_id
+    WHERE m.id = ? AND s.removed = 0 AND s.trashed_at IS NULL AND m.seq >= s.visible_from_seq`)
+  const longMatches = longTextMatches(db)
+  /**
+   * The newest `limit` visible messages holding every group's words (`"word"`, or words OR-ed
+   * in parentheses), newest first. One read transaction: a window and where it ends are read
+   * from the same snapshot (a chat deleted in between would otherwise move the end past
+   * candidates never looked at).
+   */
+  const run = db.transaction((groups: string[], limit: number) => {
+    // Explicit: FTS5 wants an AND between a phrase and a parenthesised group.
+    const match = groups.join(' AND ')
     const rows: Row[] = []
     let below = Number.MAX_SAFE_INTEGER
     for (let read = 0, size = SEARCH_CANDIDATES; read < MAX_CANDIDATES; read += size, size *= 2) {
@@ -140,7 +150,16 @@ export function prepareSearch(db: Db): (query: string, limit: number) => SearchH
       if (end === undefined) break
       below = end
     }
-    return rows.map((r) => ({ id: r.id as number, row: r }))
+    // The long messages, indexed in pieces (long-texts.ts): few, so all of them are looked at.
+    const seen = new Set(rows.map((r) => r.id as number))
+    for (const id of longMatches(groups)) {
+      const row = seen.has(id) ? undefined : (visible.get(id) as Row | undefined)
+      if (row) rows.push(row)
+    }
+    return rows
+      .map((r) => ({ id: r.id as number, row: r }))
+      .sort((x, y) => y.id - x.id)
+      .slice(0, limit)
   })
   return (query, limit) => {
     const terms = searchTerms(query)
@@ -151,15 +170,14 @@ export function prepareSearch(db: Db): (query: string, limit: number) => SearchH
     // PREFIX_WORDS of them, in order), OR-ed: FTS5's own prefix query would merge the doclists
     // of every such word in full before it could stop (seconds for "th" at a million messages).
     const quoted = terms.map((t) => `"${t}"`)
-    let found = run(quoted.join(' '), limit)
+    let found = run(quoted, limit)
     const last = fold(terms[terms.length - 1]!)
     if (found.length < limit && last.length >= 2) {
       const words = startingWith(last)
       if (words.length > 0) {
         const any = `(${words.map((w) => `"${w.replace(/"/g, '""')}"`).join(' OR ')})`
         const seen = new Set(found.map((f) => f.id))
-        // FTS5 wants an explicit AND between a phrase and a parenthesised group.
-        const more = run([...quoted.slice(0, -1), any].join(' AND '), limit)
+        const more = run([...quoted.slice(0, -1), any], limit)
         found = [...found, ...more.filter((f) => !seen.has(f.id))].sort((x, y) => y.id - x.id).slice(0, limit)
       }
     }
@@ -252,21 +270,33 @@ export function ftsMerging(db: Db) {
 /**
  * A message's words in the full-text index, kept at write time in the message's own
  * transaction: a settled message is (re)indexed when written, a streaming one once it settles.
+ * A text longer than LONG_TEXT_CHARS is queued instead, and indexed in pieces just after
+ * (`indexLong`, driven by the upkeep): see long-texts.ts.
  */
 export function ftsIndex(db: Db) {
   const insert = db.prepare('INSERT INTO messages_fts(rowid, text) VALUES (?, ?)')
   const remove = db.prepare('DELETE FROM messages_fts WHERE rowid = ?')
+  const long = longTexts(db, indexText)
   return {
     /** `fresh`: the row was just inserted, so none of its words are indexed yet. */
     index(id: number | bigint, status: string, parts: SessionMessage['parts'], fresh = false): void {
       if (status === 'streaming') return
-      if (!fresh) remove.run(id)
+      if (!fresh) {
+        remove.run(id)
+        long.remove(Number(id))
+      }
       const text = messageText(parts)
-      if (text) insert.run(id, indexText(text))
+      if (text.length > LONG_TEXT_CHARS) long.queue(Number(id), text)
+      else if (text) insert.run(id, indexText(text))
     },
     /** Before the row itself is deleted. */
     remove(id: number): void {
       remove.run(id)
+      long.remove(id)
+    },
+    /** Indexes the next pieces of a queued long text: see long-texts.ts. True while any is left. */
+    indexLong(budget_ms: number): boolean {
+      return long.step(budget_ms, messageText)
     },
   }
 }
