@@ -37,7 +37,7 @@ describe('pieces of a long text', () => {
     ]
     for (const text of texts) {
       const pieces: string[] = []
-      for (let at = 0; at < text.length; ) {
+      for (let at = 0; at < text.length;) {
         const end = pieceEnd(text, at)
         expect(end).toBeGreaterThan(at)
         expect(end - at).toBeLessThanOrEqual(PIECE_CHARS)
@@ -81,8 +81,12 @@ describe('a long message in the full-text index', () => {
   it('a long reply is indexed soon after the turn by the runtime itself, newest first among short ones', async () => {
     const rt = sqliteRuntime()
     const s = await rt.sessions.create()
-    await (await s.prompt({ query: 'the word word7 first' })).finished
-    await (await s.prompt({ query: `/stream ${LONG} 0` })).finished
+    await (
+      await s.prompt({ query: 'the word word7 first' })
+    ).finished
+    await (
+      await s.prompt({ query: `/stream ${LONG} 0` })
+    ).finished
     await eventually(async () => (await messageHits(rt, `word${LONG}`)).length === 1, 'the long reply found')
     // The long reply is the newest of the three messages holding word7 (the first prompt and
     // the reply quoting it are the others), and comes first.
@@ -99,13 +103,23 @@ describe('a long message in the full-text index', () => {
     const s = await rt.sessions.create()
     const first = rt.store.insertMessage(message(s.session_id, words(LONG)))
     while (rt.store.indexLongTexts(5));
-    rt.store.updateMessage({ ...first, revision: 2, updated_at: 2, parts: [{ type: 'text', part_id: 'p', text: words(LONG, 'v') }] })
+    rt.store.updateMessage({
+      ...first,
+      revision: 2,
+      updated_at: 2,
+      parts: [{ type: 'text', part_id: 'p', text: words(LONG, 'v') }],
+    })
     expect(found(rt.store, `w${LONG}`)).toBe(0)
     while (rt.store.indexLongTexts(5));
     expect(found(rt.store, `v${LONG}`)).toBe(1)
     expect(found(rt.store, 'w1')).toBe(0)
     // Shortened below LONG_TEXT_CHARS: indexed whole in its write, its pieces gone.
-    rt.store.updateMessage({ ...first, revision: 3, updated_at: 3, parts: [{ type: 'text', part_id: 'p', text: 'short now' }] })
+    rt.store.updateMessage({
+      ...first,
+      revision: 3,
+      updated_at: 3,
+      parts: [{ type: 'text', part_id: 'p', text: 'short now' }],
+    })
     expect(rt.store.indexLongTexts(5)).toBe(false)
     expect([found(rt.store, 'short'), found(rt.store, `v${LONG}`)]).toEqual([1, 0])
 
@@ -117,7 +131,10 @@ describe('a long message in the full-text index', () => {
     try {
       const left = () => ({
         queued: db.prepare('SELECT count(*) FROM long_texts').pluck().get(),
-        pieces: db.prepare(`SELECT count(*) FROM message_pieces_fts WHERE message_pieces_fts MATCH 'z1'`).pluck().get(),
+        pieces: db
+          .prepare(`SELECT count(*) FROM message_pieces_fts WHERE message_pieces_fts MATCH 'z1'`)
+          .pluck()
+          .get(),
       })
       await eventually(() => left().queued === 0, 'the removed chat erased')
       expect(left()).toEqual({ queued: 0, pieces: 0 })
@@ -155,15 +172,19 @@ describe('a long message in the full-text index', () => {
         const check = new Database(join(dir, 'arbor.db'), { readonly: true })
         const row = () =>
           check.prepare('SELECT indexed_chars, total_chars, pieces FROM long_texts').get() as
-            | { indexed_chars: number }
-            | undefined
+            { indexed_chars: number } | undefined
         try {
           await eventually(() => row()?.indexed_chars === text.length, 'the rest indexed by the upkeep')
-          expect(row(), `crash at step ${crashAt}`).toEqual({ indexed_chars: text.length, total_chars: text.length, pieces })
+          expect(row(), `crash at step ${crashAt}`).toEqual({
+            indexed_chars: text.length,
+            total_chars: text.length,
+            pieces,
+          })
         } finally {
           check.close()
         }
-        for (let i = 1; i <= LONG; i += 997) expect(found(rt.store, `w${i}`), `crash at step ${crashAt}: w${i}`).toBe(1)
+        for (let i = 1; i <= LONG; i += 997)
+          expect(found(rt.store, `w${i}`), `crash at step ${crashAt}: w${i}`).toBe(1)
       } finally {
         await rt.close()
       }

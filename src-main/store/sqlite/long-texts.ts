@@ -4,12 +4,13 @@ import type { Db } from './db'
 /**
  * Messages whose text is longer than this are indexed for search in pieces, after their write
  * (migration 8). Indexed whole in its own commit, a 1,000,000-word reply (7.9 MB) held the
- * event loop ~500 ms more than its row did, every window's streams with it; a piece of
- * PIECE_CHARS takes a few ms.
+ * event loop ~500 ms more than its row did, and every window's streams with it. A piece of
+ * PIECE_CHARS takes 1.7 ms on average, up to ~25 ms when FTS5 merges its segments (its own
+ * automerge: with merging off and bounded merge steps instead, the crisis merges took 110 ms).
  */
-export const LONG_TEXT_CHARS = 128 * 1024
+export const LONG_TEXT_CHARS = 64 * 1024
 /** About this many characters a piece (cut at white space, so no word is split). */
-export const PIECE_CHARS = 64 * 1024
+export const PIECE_CHARS = 32 * 1024
 /** A piece's row id: its message's id times this, plus its number. */
 const PIECES_PER_MESSAGE = 65536n
 /** How far back from a piece's end a space is looked for before the piece is cut mid-word. */
@@ -100,7 +101,12 @@ export function longTexts(db: Db, toIndexText: (text: string) => string) {
         kept.updated_at === row.updated_at
       if (!same) {
         const parts = JSON.parse(stmts.parts.get(row.message_id) as string) as SessionMessage['parts']
-        kept = { message_id: row.message_id, revision: row.revision, updated_at: row.updated_at, text: messageText(parts) }
+        kept = {
+          message_id: row.message_id,
+          revision: row.revision,
+          updated_at: row.updated_at,
+          text: messageText(parts),
+        }
       }
       const { text } = kept!
       // Written without its queue entry changing (never by the store): index it again from its start.
@@ -129,7 +135,9 @@ export function longTexts(db: Db, toIndexText: (text: string) => string) {
  */
 export function longTextMatches(db: Db): (groups: string[]) => number[] {
   const matching = db
-    .prepare(`SELECT DISTINCT rowid / ${PIECES_PER_MESSAGE} FROM message_pieces_fts WHERE message_pieces_fts MATCH ?`)
+    .prepare(
+      `SELECT DISTINCT rowid / ${PIECES_PER_MESSAGE} FROM message_pieces_fts WHERE message_pieces_fts MATCH ?`,
+    )
     .pluck()
   return (groups) => {
     let ids: number[] | null = null
