@@ -72,10 +72,16 @@ describe('a long message in the full-text index', () => {
     // Words in different pieces: the message holds both, so it is found (once).
     expect(found(rt.store, `w1 w${LONG}`)).toBe(1)
     expect(found(rt.store, `w1 nowhere`)).toBe(0)
-    // A half-typed last word, as the search box sends it.
-    expect(found(rt.store, `w${LONG - 1}`.slice(0, -1))).toBeGreaterThan(0)
+    // A half-typed last word, as the search box sends it: its words are looked up in the
+    // pieces' words too ("w3999" is a word of its own, "w39" and "zebraf" are not).
+    const tail = rt.store.insertMessage(message(s.session_id, `${words(LONG)} zebrafish`, 'msg_tail'))
+    while (rt.store.indexLongTexts(5));
+    const ids = (q: string) =>
+      rt.store.search(q, 20).flatMap((h) => (h.match === 'message' ? [h.message_id] : []))
+    expect(ids('zebraf')).toEqual([tail.message_id])
+    expect(ids('w39')).toEqual([tail.message_id, 'msg_long'])
     // The search thread (its own read-only connection) finds it the same way.
-    expect((await messageHits(rt, `w${LONG}`)).map((h) => h.message_id)).toEqual(['msg_long'])
+    expect((await messageHits(rt, `w${LONG}`)).map((h) => h.message_id)).toEqual(['msg_tail', 'msg_long'])
   })
 
   it('a long reply is indexed soon after the turn by the runtime itself, newest first among short ones', async () => {
@@ -140,6 +146,51 @@ describe('a long message in the full-text index', () => {
       expect(left()).toEqual({ queued: 0, pieces: 0 })
     } finally {
       db.close()
+    }
+  })
+
+  it('the newest `limit` matches come first, long and short messages alike', async () => {
+    const rt = sqliteRuntime()
+    const s = await rt.sessions.create()
+    // Ten long messages and ten short ones, interleaved, all holding "common".
+    rt.store.transaction(() => {
+      for (let i = 0; i < 20; i++)
+        rt.store.insertMessage(
+          message(s.session_id, i % 2 ? `common short ${i}` : `common ${words(12_000, `l${i}x`)}`, `m${i}`),
+        )
+    })
+    while (rt.store.indexLongTexts(5));
+    expect(rt.store.search('common', 5).map((h) => h.message_id)).toEqual(['m19', 'm18', 'm17', 'm16', 'm15'])
+    expect(rt.store.search('common', 30).length).toBe(20)
+  })
+
+  it("a deleted message's id taken again is indexed with the new message's own text", async () => {
+    const dir = tempDir()
+    const rt = openRuntime({ dataDir: dir, log: () => {} })
+    await rt.sessions.create({ session_id: 'first' })
+    await rt.sessions.create({ session_id: 'second' })
+    await rt.close()
+    // The store alone, so nothing indexes between the steps below.
+    const store = openSqliteStore(join(dir, 'arbor.db'))
+    const idOf = (message_id: string) =>
+      new Database(join(dir, 'arbor.db'), { readonly: true })
+        .prepare('SELECT id FROM messages WHERE message_id = ?')
+        .pluck()
+        .get(message_id)
+    try {
+      store.insertMessage(message('first', words(LONG, 'aa'), 'msg_a'))
+      const a = idOf('msg_a')
+      store.indexLongTexts(0)
+      store.removeSession('first')
+      while (store.eraseRemoved(1000) > 0);
+      // The newest row's id comes back (INTEGER PRIMARY KEY), with the same length, revision
+      // and time: only the row's text tells the two apart.
+      store.insertMessage(message('second', words(LONG, 'bb'), 'msg_b'))
+      expect(idOf('msg_b')).toBe(a)
+      while (store.indexLongTexts(5));
+      expect([found(store, `bb${LONG}`), found(store, `aa${LONG}`), found(store, 'bb1')]).toEqual([1, 0, 1])
+    } finally {
+      store.close()
     }
   })
 

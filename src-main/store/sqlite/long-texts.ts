@@ -16,7 +16,11 @@ const PIECES_PER_MESSAGE = 65536n
 /** How far back from a piece's end a space is looked for before the piece is cut mid-word. */
 const WORD_REACH = 1000
 
-/** Where the piece starting at `from` ends: at most PIECE_CHARS on, after white space if any is near. */
+/**
+ * Where the piece starting at `from` ends: at most PIECE_CHARS on, after white space if any is
+ * near. A word longer than WORD_REACH (base64, a long URL) can be cut in two, and is then found
+ * by neither half.
+ */
 export function pieceEnd(text: string, from: number): number {
   const end = from + PIECE_CHARS
   if (end >= text.length) return text.length
@@ -95,7 +99,10 @@ export function longTexts(db: Db, toIndexText: (text: string) => string) {
       const started = performance.now()
       const row = stmts.next.get() as (LongRow & { revision: number; updated_at: number }) | undefined
       if (!row) return false
+      // Read again at a text's first piece: every queueing starts there, and a message id can
+      // come back after its row was deleted (the erase runs on another connection's statements).
       const same =
+        row.indexed_chars > 0 &&
         kept?.message_id === row.message_id &&
         kept.revision === row.revision &&
         kept.updated_at === row.updated_at

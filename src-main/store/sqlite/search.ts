@@ -31,6 +31,18 @@ export function indexText(text: string): string {
   return text.replace(SYMBOL, ' $& ')
 }
 
+/** Whether `a` sorts before `b` as SQLite compares text (UTF-8 bytes, that is code points). */
+function codePointLess(a: string, b: string): boolean {
+  for (let i = 0, j = 0; i < a.length && j < b.length;) {
+    const x = a.codePointAt(i)!
+    const y = b.codePointAt(j)!
+    if (x !== y) return x < y
+    i += x > 0xffff ? 2 : 1
+    j += y > 0xffff ? 2 : 1
+  }
+  return a.length < b.length
+}
+
 /** Printable ASCII only: nothing to fold but case. */
 const PLAIN = /^[ -~]*$/
 
@@ -62,12 +74,12 @@ export function prepareSearch(db: Db): (query: string, limit: number) => SearchH
   // 'row' view would count each word's messages by walking its whole list of them ("the" is in
   // every message: 100 ms at a million), so the words a prefix starts are read one at a time,
   // each as the first row at or after the one before it — a seek, whatever the history's size.
-  db.exec(
-    "CREATE VIRTUAL TABLE IF NOT EXISTS temp.messages_words USING fts5vocab(main, 'messages_fts', 'instance')",
+  // The long messages' pieces have words of their own (long-texts.ts): their view too.
+  db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.messages_words USING fts5vocab(main, 'messages_fts', 'instance');
+    CREATE VIRTUAL TABLE IF NOT EXISTS temp.pieces_words USING fts5vocab(main, 'message_pieces_fts', 'instance')`)
+  const wordsFrom = ['messages_words', 'pieces_words'].map((view) =>
+    db.prepare(`SELECT term FROM temp.${view} WHERE term >= ? AND term < ? LIMIT 1`).pluck(),
   )
-  const wordFrom = db
-    .prepare('SELECT term FROM temp.messages_words WHERE term >= ? AND term < ? LIMIT 1')
-    .pluck()
   /** The index's words that start with `prefix` (at most PREFIX_WORDS, in order), but not itself. */
   const startingWith = (prefix: string): string[] => {
     const words: string[] = []
@@ -76,10 +88,14 @@ export function prepareSearch(db: Db): (query: string, limit: number) => SearchH
     // The word itself is looked for whole already; the first longer one is at least prefix + \x01.
     let from = `${prefix}\u0001`
     while (words.length < PREFIX_WORDS) {
-      const word = wordFrom.get(from, end) as string | undefined
-      if (word === undefined) break
-      words.push(word)
-      from = `${word}\u0001`
+      // The first word at or after `from` in either index (UTF-8 order is code point order).
+      const next = wordsFrom
+        .map((s) => s.get(from, end) as string | undefined)
+        .filter((w) => w !== undefined)
+        .reduce<string | undefined>((a, b) => (a === undefined || codePointLess(b, a) ? b : a), undefined)
+      if (next === undefined) break
+      words.push(next)
+      from = `${next}\u0001`
     }
     return words
   }
@@ -127,9 +143,14 @@ export function prepareSearch(db: Db): (query: string, limit: number) => SearchH
     }
     return hits
   }
-  const visible = db.prepare(`SELECT m.*, s.title AS session_title
-    FROM messages m JOIN sessions s ON s.session_id = m.session_id
-    WHERE m.id = ? AND s.removed = 0 AND s.trashed_at IS NULL AND m.seq >= s.visible_from_seq`)
+  const visible = db
+    .prepare(
+      `SELECT m.id FROM messages m JOIN sessions s ON s.session_id = m.session_id
+    WHERE m.id = ? AND s.removed = 0 AND s.trashed_at IS NULL AND m.seq >= s.visible_from_seq`,
+    )
+    .pluck()
+  const rowOf = db.prepare(`SELECT m.*, s.title AS session_title
+    FROM messages m JOIN sessions s ON s.session_id = m.session_id WHERE m.id = ?`)
   const longMatches = longTextMatches(db)
   /**
    * The newest `limit` visible messages holding every group's words (`"word"`, or words OR-ed
@@ -150,16 +171,16 @@ export function prepareSearch(db: Db): (query: string, limit: number) => SearchH
       if (end === undefined) break
       below = end
     }
-    // The long messages, indexed in pieces (long-texts.ts): few, so all of them are looked at.
-    const seen = new Set(rows.map((r) => r.id as number))
-    for (const id of longMatches(groups)) {
-      const row = seen.has(id) ? undefined : (visible.get(id) as Row | undefined)
-      if (row) rows.push(row)
-    }
-    return rows
-      .map((r) => ({ id: r.id as number, row: r }))
+    // The long messages, indexed in pieces (long-texts.ts): few, so all of them are looked at,
+    // by id (a row can be megabytes); the rows of those among the newest `limit` are read.
+    const found: Array<{ id: number; row: Row | null }> = rows.map((r) => ({ id: r.id as number, row: r }))
+    const seen = new Set(found.map((f) => f.id))
+    for (const id of longMatches(groups))
+      if (!seen.has(id) && visible.get(id) !== undefined) found.push({ id, row: null })
+    return found
       .sort((x, y) => y.id - x.id)
       .slice(0, limit)
+      .map(({ id, row }) => ({ id, row: row ?? (rowOf.get(id) as Row) }))
   })
   return (query, limit) => {
     const terms = searchTerms(query)
