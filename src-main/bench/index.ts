@@ -25,6 +25,7 @@ import { fillSession, seedMessage } from './seed'
 import { transferAtScale, transferOverTheWire } from './transfer'
 import { overTheWire } from './wire'
 import { localModelFigures } from './local'
+import { longReplyBlocks } from './long-reply'
 import { median, percentile } from './stats'
 
 const dirs: string[] = []
@@ -290,13 +291,15 @@ async function main(): Promise<void> {
     ?.slice('--only='.length)
     .split(',')
   if (!only && !process.argv.includes('--scale-only')) await smallFigures()
-  // --only=fanout: just the delta fan-out; --only=pause: just prompts after a pause; --only=local:
-  // just the local-model figures (no data at scale is needed for these).
+  // --only=fanout: just the delta fan-out; --only=pause: just prompts after a pause; --only=reply:
+  // just the long replies' event loop; --only=local: just the local-model figures (no data at
+  // scale is needed for these).
   if (only?.includes('fanout')) await deltaFanOut()
   if (only?.includes('pause')) await afterAPause()
+  if (only?.includes('reply')) await longReply()
   if (!process.argv.includes('--scale-only') && (!only || only.includes('local')))
     await localModelFigures(freshDir)
-  if (only?.every((n) => n === 'local' || n === 'fanout' || n === 'pause')) return
+  if (only?.every((n) => ['local', 'fanout', 'pause', 'reply'].includes(n))) return
   const dir = freshDir()
   const { big, total } = await seedScale(dir, scale)
   await firstBackup(dir)
@@ -358,7 +361,30 @@ async function afterAPause(): Promise<void> {
   )
 }
 
+/**
+ * The host's event loop while a 100,000-word reply streams at full speed, is committed and is
+ * indexed (issue 10: the app never freezes), and at 1,000,000 words for reference.
+ */
+async function longReply(): Promise<void> {
+  for (const words of [100_000, 1_000_000]) {
+    const rt = open()
+    try {
+      const b = await longReplyBlocks(rt, words)
+      const worst = Math.max(b.streaming, b.end, b.indexing)
+      line(
+        `longest event-loop block, a ${words.toLocaleString('en-US')}-word reply at full speed`,
+        `${worst.toFixed(1)} ms (streaming ${b.streaming.toFixed(1)} ms, its final commit ${b.end.toFixed(1)} ms, indexing its pieces ${b.indexing.toFixed(1)} ms; found by its last word ${b.indexedMs.toFixed(0)} ms after its end)`,
+        words <= 100_000 ? '≤ 50 ms, no long task' : 'none, for reference',
+        words > 100_000 || worst <= 50,
+      )
+    } finally {
+      await rt.close()
+    }
+  }
+}
+
 async function smallFigures(): Promise<void> {
+  await longReply()
   await commitThroughput()
   await commitStalls()
   await forkCost()
