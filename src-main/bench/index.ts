@@ -25,7 +25,7 @@ import { fillSession, seedMessage } from './seed'
 import { transferAtScale, transferOverTheWire } from './transfer'
 import { overTheWire } from './wire'
 import { localModelFigures } from './local'
-import { longReplyBlocks } from './long-reply'
+import { longReply } from './long-reply'
 import { median, percentile } from './stats'
 
 const dirs: string[] = []
@@ -296,7 +296,7 @@ async function main(): Promise<void> {
   // scale is needed for these).
   if (only?.includes('fanout')) await deltaFanOut()
   if (only?.includes('pause')) await afterAPause()
-  if (only?.includes('reply')) await longReply()
+  if (only?.includes('reply')) await longReply(open, line)
   if (!process.argv.includes('--scale-only') && (!only || only.includes('local')))
     await localModelFigures(freshDir)
   if (only?.every((n) => ['local', 'fanout', 'pause', 'reply'].includes(n))) return
@@ -361,30 +361,8 @@ async function afterAPause(): Promise<void> {
   )
 }
 
-/**
- * The host's event loop while a 100,000-word reply streams at full speed, is committed and is
- * indexed (issue 10: the app never freezes), and at 1,000,000 words for reference.
- */
-async function longReply(): Promise<void> {
-  for (const words of [100_000, 1_000_000]) {
-    const rt = open()
-    try {
-      const b = await longReplyBlocks(rt, words)
-      const worst = Math.max(b.streaming, b.end, b.indexing)
-      line(
-        `longest event-loop block, a ${words.toLocaleString('en-US')}-word reply at full speed`,
-        `${worst.toFixed(1)} ms (streaming ${b.streaming.toFixed(1)} ms, its final commit ${b.end.toFixed(1)} ms, indexing its pieces ${b.indexing.toFixed(1)} ms; found by its last word ${b.indexedMs.toFixed(0)} ms after its end)`,
-        words <= 100_000 ? '≤ 50 ms, no long task' : 'none, for reference',
-        words > 100_000 || worst <= 50,
-      )
-    } finally {
-      await rt.close()
-    }
-  }
-}
-
 async function smallFigures(): Promise<void> {
-  await longReply()
+  await longReply(open, line)
   await commitThroughput()
   await commitStalls()
   await forkCost()
