@@ -56,7 +56,18 @@ interface LongRow {
  * transaction that writes or deletes the message; `step` indexes the next pieces, one
  * transaction a call, and is idempotent across a crash (long_texts says how far it got).
  */
-export function longTexts(db: Db, toIndexText: (text: string) => string) {
+export function longTexts(
+  db: Db,
+  {
+    indexText,
+    messageText,
+  }: {
+    /** The text the index is given (search.ts indexText). */
+    indexText: (text: string) => string
+    /** A message's text for search (search.ts messageText). */
+    messageText: (parts: SessionMessage['parts']) => string
+  },
+) {
   const p = (sql: string) => db.prepare(sql)
   const stmts = {
     get: p('SELECT message_id, indexed_chars, total_chars, pieces FROM long_texts WHERE message_id = ?'),
@@ -95,7 +106,7 @@ export function longTexts(db: Db, toIndexText: (text: string) => string) {
      * Indexes pieces of the first queued text until `budget_ms` have passed (at least one).
      * Answers whether any text is still queued.
      */
-    step(budget_ms: number, messageText: (parts: SessionMessage['parts']) => string): boolean {
+    step(budget_ms: number): boolean {
       const started = performance.now()
       const row = stmts.next.get() as (LongRow & { revision: number; updated_at: number }) | undefined
       if (!row) return false
@@ -125,7 +136,7 @@ export function longTexts(db: Db, toIndexText: (text: string) => string) {
       let { indexed_chars: at, pieces } = row
       do {
         const end = pieceEnd(text, at)
-        stmts.insertPiece.run(pieceRowId(row.message_id, pieces), toIndexText(text.slice(at, end)))
+        stmts.insertPiece.run(pieceRowId(row.message_id, pieces), indexText(text.slice(at, end)))
         pieces += 1
         at = end
       } while (at < text.length && performance.now() - started < budget_ms)

@@ -43,6 +43,9 @@ function codePointLess(a: string, b: string): boolean {
   return a.length < b.length
 }
 
+/** A message (m) a search shows, in its session (s): the chat is live, the message not cleared. */
+const SHOWN = 's.removed = 0 AND s.trashed_at IS NULL AND m.seq >= s.visible_from_seq'
+
 /** Printable ASCII only: nothing to fold but case. */
 const PLAIN = /^[ -~]*$/
 
@@ -63,7 +66,7 @@ export function prepareSearch(db: Db): (query: string, limit: number) => SearchH
   const stmt = db.prepare(`SELECT m.*, s.title AS session_title
     FROM (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? AND rowid < ? ORDER BY rowid DESC LIMIT ?) f
     JOIN messages m ON m.id = f.rowid JOIN sessions s ON s.session_id = m.session_id
-    WHERE s.removed = 0 AND s.trashed_at IS NULL AND m.seq >= s.visible_from_seq ORDER BY m.id DESC LIMIT ?`)
+    WHERE ${SHOWN} ORDER BY m.id DESC LIMIT ?`)
   /** The last candidate of a full window (where the next one starts), or undefined: all were read. */
   const windowEnd = db
     .prepare(
@@ -146,7 +149,7 @@ export function prepareSearch(db: Db): (query: string, limit: number) => SearchH
   const visible = db
     .prepare(
       `SELECT m.id FROM messages m JOIN sessions s ON s.session_id = m.session_id
-    WHERE m.id = ? AND s.removed = 0 AND s.trashed_at IS NULL AND m.seq >= s.visible_from_seq`,
+    WHERE m.id = ? AND ${SHOWN}`,
     )
     .pluck()
   const rowOf = db.prepare(`SELECT m.*, s.title AS session_title
@@ -297,7 +300,7 @@ export function ftsMerging(db: Db) {
 export function ftsIndex(db: Db) {
   const insert = db.prepare('INSERT INTO messages_fts(rowid, text) VALUES (?, ?)')
   const remove = db.prepare('DELETE FROM messages_fts WHERE rowid = ?')
-  const long = longTexts(db, indexText)
+  const long = longTexts(db, { indexText, messageText })
   return {
     /** `fresh`: the row was just inserted, so none of its words are indexed yet. */
     index(id: number | bigint, status: string, parts: SessionMessage['parts'], fresh = false): void {
@@ -317,7 +320,7 @@ export function ftsIndex(db: Db) {
     },
     /** Indexes the next pieces of a queued long text: see long-texts.ts. True while any is left. */
     indexLong(budget_ms: number): boolean {
-      return long.step(budget_ms, messageText)
+      return long.step(budget_ms)
     },
   }
 }
