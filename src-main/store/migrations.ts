@@ -201,8 +201,9 @@ export const migrations: Array<{ version: number; name: string; sql: string }> =
     sql: `
       -- A message whose text is longer than LONG_TEXT_CHARS is not indexed in the transaction
       -- that writes it (a megabyte-long reply's index held the event loop for hundreds of ms):
-      -- it is queued here and indexed in pieces (PIECE_CHARS), a transaction each, just after. A piece's rowid is its message's id * 65536 + its number; long_texts says how
-      -- far the indexing got (indexed_chars) and how many pieces there are, to delete them.
+      -- it is queued here and indexed in pieces (PIECE_CHARS), a transaction each, just after.
+      -- A piece's rowid is its message's id * 65536 + its number; long_texts says how far the
+      -- indexing got (indexed_chars) and how many pieces there are, to delete them.
       CREATE VIRTUAL TABLE message_pieces_fts USING fts5(
         text, content = '', contentless_delete = 1, detail = none,
         tokenize = "unicode61 remove_diacritics 2 categories 'L* N* Co So'"
