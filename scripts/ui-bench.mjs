@@ -255,9 +255,10 @@ async function stateBench() {
 
   // A frame of a streaming reply split into blocks, as Markdown.tsx does it (the text is the last
   // frame's plus the frame's new words, a rope; what was added is known: state/growth.ts), in a
-  // reply of 1,000 words and in one of 100,000. The frame's words are FRAME_CHARS (state/pace.ts).
+  // reply of 1,000 words and in one of 100,000. The frame's words: 12,000 characters, what a frame
+  // takes of a stream of ~700,000 characters a second (a frame shows all that arrived: state/pace.ts).
   const { splitBlocksIncremental, MAX_BLOCK } = await load('src-renderer/lib/split-blocks.ts')
-  const { FRAME_CHARS } = await load('src-renderer/state/pace.ts')
+  const FRAME_CHARS = 12_000
   const wordsText = (from, chars) => {
     let out = ''
     for (let i = from; out.length < chars; i++) out += `word${i} `

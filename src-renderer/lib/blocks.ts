@@ -10,8 +10,7 @@ import { extendsText } from '../../src-shared/delta'
  * `markdown-long`, content-visibility in markdown.css): a reply of 190,000 characters took
  * ~35 ms to lay out whole, in the frame that caught up with a fast stream, though only its last
  * screen showed. Shorter text lays out in a few milliseconds and is measured exactly when its
- * row mounts. At most two frames' text (state/pace.ts), so a reply the frames are further behind
- * than that is always a long one.
+ * row mounts. (A streaming reply lays out this way whatever its length: Markdown.tsx.)
  */
 export const LONG_TEXT = 20_000
 

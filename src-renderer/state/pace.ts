@@ -2,60 +2,22 @@ import type { SessionMutation } from '../../src-shared/types'
 import type { Pace } from './batch'
 
 /**
- * Streamed characters one frame shows, at least (when that much is waiting). Laying out new
- * text costs ~0.4 µs a character here, so this is ~5 ms of a frame.
- */
-export const FRAME_CHARS = 12_000
-
-/**
- * Frames the text may fall behind the stream, about: a frame shows at least 1/CATCH_UP of what
- * is waiting, so a model that writes faster than the app can lay out is shown this many frames
- * late, not ever later.
- */
-export const CATCH_UP = 8
-
-/**
- * A frame's share of the live mutations: everything up to its budget of delta text (FRAME_CHARS,
- * or 1/CATCH_UP of the text waiting if more), the delta that crosses it cut there (its rest is a
- * delta of its own, at the right offset), and the rest — in order — for the next frame. Without
- * it a frame after a slow one took everything that arrived meanwhile (at full speed ~100,000
- * characters, a 70 ms layout), the next frame was later still, and the app fell behind in ever
- * bigger steps; now it shows a fast stream in even steps.
+ * A frame's share of the live mutations: everything that is waiting, but a finished reply's end
+ * in a frame after its last words (`lastWordsFirst`).
  *
- * A reply that has finished is not paced: see `lastWordsFirst`.
+ * A frame used to show at most 12,000 streamed characters, or an eighth of what was waiting, so
+ * that a stream faster than the frames was shown in even steps. That was for a reply laid out
+ * whole, where a frame with 100,000 new characters took 70 ms. A streaming reply now lays out only
+ * its sections near the view (markdown.css), and a frame's cost hardly grows with its text (a
+ * trace at full speed, `UI_BENCH_TRACE=f node scripts/ui-bench.mjs --stream-only`: 17,000–23,000
+ * new characters 8–12 ms, 133,000 28 ms, 537,000 38 ms; most of it the paint and the compositor's
+ * commit of a view of new text, however many characters). The budget only kept the app behind
+ * the stream: 560,000 characters behind at a 100,000-word reply's last delta, whose words were
+ * painted 38–63 ms after they arrived. Without it, in 24 runs of each interleaved
+ * (`scripts/ab-stream.mjs`): "last delta → painted" over 2 idle frames in 14, not 23; frames late
+ * 86, not 112; the rAF p95 over 1.25 idle frames in 18, not 22.
  */
-export function paceDeltas(budget = FRAME_CHARS, catchUp = CATCH_UP): Pace<SessionMutation> {
-  return (items) => {
-    const words = lastWordsFirst(items)
-    if (words) return words
-    const waiting = deltaChars(items)
-    const share = Math.max(budget, Math.ceil(waiting / catchUp))
-    let chars = 0
-    for (let i = 0; i < items.length; i++) {
-      const m = items[i]!
-      if (m.variant !== 'delta') continue
-      if (chars + m.text.length <= share) {
-        chars += m.text.length
-        continue
-      }
-      let cut = share - chars
-      // Never between the two halves of a surrogate pair.
-      const code = m.text.charCodeAt(cut - 1)
-      if (cut > 0 && code >= 0xd800 && code <= 0xdbff) cut--
-      if (cut <= 0) return { now: items.slice(0, i), later: items.slice(i) }
-      const head = { ...m, text: m.text.slice(0, cut) }
-      const tail = { ...m, offset: m.offset + cut, text: m.text.slice(cut) }
-      return { now: [...items.slice(0, i), head], later: [tail, ...items.slice(i + 1)] }
-    }
-    return { now: items, later: [] }
-  }
-}
-
-function deltaChars(items: SessionMutation[]): number {
-  let chars = 0
-  for (const m of items) if (m.variant === 'delta') chars += m.text.length
-  return chars
-}
+export const paceFrames: Pace<SessionMutation> = (items) => lastWordsFirst(items) ?? { now: items, later: [] }
 
 /**
  * Streamed characters before a reply's end that earn the end a frame of its own. Fewer are laid
@@ -66,14 +28,14 @@ export const SPLIT_CHARS = 2_000
 
 /**
  * When the queue holds a reply's finished snapshot with SPLIT_CHARS or more of that reply's deltas
- * before it: this frame takes everything before the snapshot — the reply's last words, however far
- * the frames are behind the stream — and the next frame the snapshot and what follows it (the
- * session going idle). So the frame that shows the last words is a streaming frame like the others,
- * and the reply's end (its actions and details, the header, the composer, the sidebar) is laid out
- * in the frame after. In one frame the two took 23–26 ms of the main thread (a reply of 20,000
- * words streamed at full speed, `node scripts/ui-bench.mjs --stream-only`); the words alone take
- * 14–17. The snapshot changes no text then: it holds every delta before it (the host publishes in
- * order). Null when there is no such snapshot.
+ * before it: this frame takes everything before the snapshot — the reply's last words — and the
+ * next frame the snapshot and what follows it (the session going idle). So the frame that shows the
+ * last words is a streaming frame like the others, and the reply's end (its actions and details,
+ * the header, the composer, the sidebar) is laid out in the frame after. In one frame the two took
+ * 23–26 ms of the main thread (a reply of 20,000 words streamed at full speed, `node
+ * scripts/ui-bench.mjs --stream-only`); the words alone take 14–17. The snapshot changes no text
+ * then: it holds every delta before it (the host publishes in order). Null when there is no such
+ * snapshot.
  */
 function lastWordsFirst(items: SessionMutation[]): ReturnType<Pace<SessionMutation>> | null {
   let streamed: Map<string, number> | null = null

@@ -2,7 +2,7 @@ import { ClientError, type Session } from '../../src-shared/sdk'
 import type { SessionInfoMutation, SessionMutation } from '../../src-shared/types'
 import { createBatcher, frameSchedule, type Schedule } from './batch'
 import { applyMutations, dropSession, upsertSession, type ChatState } from './chat'
-import { paceDeltas } from './pace'
+import { paceFrames } from './pace'
 import {
   dropHeld,
   emptyTranscript,
@@ -103,7 +103,7 @@ export function createSessionSync(opts: SyncOptions): SessionSync {
       heal()
     },
     schedule,
-    paceDeltas(),
+    paceFrames,
   )
 
   /** Applies an answer to the open transcript, after the mutations that preceded it. */

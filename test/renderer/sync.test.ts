@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { createArbor } from '../../src-shared/sdk'
 import type { MessagesPage, SessionMutation } from '../../src-shared/types'
-import { LONG_TEXT } from '../../src-renderer/lib/blocks'
 import { initialChat, type ChatState } from '../../src-renderer/state/chat'
-import { CATCH_UP, FRAME_CHARS, paceDeltas, SPLIT_CHARS } from '../../src-renderer/state/pace'
+import { paceFrames, SPLIT_CHARS } from '../../src-renderer/state/pace'
 import { createSessionSync } from '../../src-renderer/state/sync'
 import { FakeHost, settle } from './fakeHost'
 import { SID, delta, firstText, info, messageMut, msg, text } from './fixtures'
@@ -50,29 +49,25 @@ describe('session sync engine', () => {
     for (const source of Object.values(sources)) expect(source).not.toMatch(/from '(react|zustand)[^']*'/)
   })
 
-  it('shows a burst of streamed text at most FRAME_CHARS a frame, in order, all of it in the end', async () => {
+  it('shows all the streamed text that arrived by the next frame, however much, in order', async () => {
     const { sync, chat, frame, emit } = setup()
     await sync.open(SID)
     emit(messageMut(msg('m1', 1, { revision: 1, status: 'streaming', parts: [text('p', '')] })))
     frame()
-    // 30,000 characters arrive before the next frame.
-    const words = 'abcdefghij'.repeat(1000)
+    // 300,000 characters arrive before the next frame (a stream far faster than the frames).
+    const words = 'abcdefghij'.repeat(10_000)
     for (let i = 0; i < 3; i++) emit(delta('m1', 'p', i * words.length, words))
-    const shown = () => firstText(chat().transcript?.messages.at(0))?.length
+    const shown = () => firstText(chat().transcript?.messages.at(0))
     const status = () => chat().transcript?.messages.at(0)?.status
+    expect(shown()).toBe('')
     frame()
-    expect(shown()).toBe(FRAME_CHARS)
-    expect(status()).toBe('streaming')
-    frame()
-    expect(shown()).toBe(2 * FRAME_CHARS)
-    frame()
-    expect(shown()).toBe(30_000)
+    expect(shown()).toBe(words.repeat(3))
     expect(status()).toBe('streaming')
     // Then the message settles.
     emit(messageMut(msg('m1', 1, { revision: 2, status: 'complete', parts: [text('p', words.repeat(3))] })))
     frame()
     expect(status()).toBe('complete')
-    expect(firstText(chat().transcript?.messages.at(0))).toBe(words.repeat(3))
+    expect(shown()).toBe(words.repeat(3))
   })
 
   it('flush() (before an answer is applied) applies every waiting mutation at once', async () => {
@@ -80,35 +75,18 @@ describe('session sync engine', () => {
     await sync.open(SID)
     emit(messageMut(msg('m1', 1, { revision: 1, status: 'streaming', parts: [text('p', '')] })))
     frame()
-    emit(delta('m1', 'p', 0, 'x'.repeat(FRAME_CHARS * 3)))
-    frame()
-    expect(firstText(chat().transcript?.messages.at(0))?.length).toBe(FRAME_CHARS)
+    const long = 'x'.repeat(3 * SPLIT_CHARS)
+    emit(delta('m1', 'p', 0, long))
+    emit(messageMut(msg('m1', 1, { revision: 2, status: 'complete', parts: [text('p', long)] })))
+    expect(firstText(chat().transcript?.messages.at(0))).toBe('')
+    // The reply's end too, which a frame would have left for the next one.
     sync.flush()
-    expect(firstText(chat().transcript?.messages.at(0))?.length).toBe(FRAME_CHARS * 3)
-  })
-
-  it('cuts a delta between characters, never inside a surrogate pair, at the right offset', () => {
-    const pace = paceDeltas(4)
-    const d = delta('m1', 'p', 10, 'abc😀def')
-    const { now, later } = pace([d, messageMut(msg('m2', 2))])
-    expect(now).toEqual([{ ...d, text: 'abc' }])
-    expect(later[0]).toEqual({ ...d, offset: 13, text: '😀def' })
-    expect(later[1]?.variant).toBe('message')
-    // Under the budget everything goes now.
-    expect(paceDeltas(100)([d]).now).toEqual([d])
-  })
-
-  it('falls behind a stream faster than its frames by about CATCH_UP frames, never more', () => {
-    const pace = paceDeltas(10, CATCH_UP)
-    // 800 characters waiting: a frame takes 100 (1/8 of them), not 10.
-    const big = delta('m1', 'p', 0, 'x'.repeat(800))
-    const { now, later } = pace([big])
-    expect(now).toEqual([{ ...big, text: 'x'.repeat(800 / CATCH_UP) }])
-    expect(later).toEqual([{ ...big, offset: 100, text: 'x'.repeat(700) }])
+    expect(firstText(chat().transcript?.messages.at(0))).toBe(long)
+    expect(chat().transcript?.messages.at(0)?.status).toBe('complete')
   })
 
   it("shows a finished reply's last words in one frame, however far behind, and its end in the next", () => {
-    const pace = paceDeltas(300, CATCH_UP)
+    const pace = paceFrames
     const behind = [
       delta('m1', 'p', 0, 'x'.repeat(SPLIT_CHARS)),
       delta('m2', 'q', 0, 'other'),
@@ -116,31 +94,27 @@ describe('session sync engine', () => {
     ]
     const done = messageMut(msg('m1', 1, { revision: 3, parts: [text('p', `${'x'.repeat(SPLIT_CHARS)}yy`)] }))
     const idle = messageMut(msg('m3', 3))
-    // A streaming snapshot ends nothing: the deltas are paced as before.
+    // A streaming snapshot ends nothing: everything goes now.
     const streaming = messageMut(msg('m1', 1, { status: 'streaming', parts: [text('p', 'x')] }))
-    expect(pace([...behind, streaming]).now).toEqual([{ ...behind[0]!, text: 'x'.repeat(300) }])
-    // The finished one: everything before it now, past the budget; it and what follows next.
+    expect(pace([...behind, streaming])).toEqual({ now: [...behind, streaming], later: [] })
+    // The finished one: everything before it now; it and what follows next.
     const first = pace([...behind, done, idle])
     expect(first).toEqual({ now: behind, later: [done, idle] })
     expect(pace(first.later)).toEqual({ now: [done, idle], later: [] })
-    expect(paceDeltas(20, CATCH_UP)([...behind, done, idle]).now).toEqual(behind)
-    // A finished snapshot with none of its deltas before it is paced like anything else.
-    expect(pace([done, ...behind]).now).toEqual([done, { ...behind[0]!, text: 'x'.repeat(300) }])
+    // A finished snapshot with none of its deltas before it goes with everything else.
+    expect(pace([done, ...behind])).toEqual({ now: [done, ...behind], later: [] })
     // A short reply and its end share a frame (two would cost two renders for a few words).
     const short = [delta('m1', 'p', 0, 'x'.repeat(200)), delta('m2', 'q', 0, 'other')]
     expect(pace([...short, done, idle])).toEqual({ now: [...short, done, idle], later: [] })
-    // The words frame lays out only near the view: a reply the frames are more than two frames
-    // behind is a long one, whose blocks away from the view are not laid out (markdown.css).
-    expect(LONG_TEXT).toBeLessThanOrEqual(2 * FRAME_CHARS)
   })
 
-  it('shows a finished reply whole when its frames were behind the stream, then ends it', async () => {
+  it('shows a finished reply whole, then ends it in the next frame', async () => {
     const { sync, chat, frame, emit } = setup()
     await sync.open(SID)
     const open = msg('m2', 2, { revision: 1, status: 'streaming', parts: [text('p', '')] })
     emit(messageMut(open))
     frame()
-    const words = 'word '.repeat(FRAME_CHARS / 5)
+    const words = 'word '.repeat(SPLIT_CHARS)
     for (let i = 0; i < 2; i++) emit(delta('m2', 'p', i * words.length, words))
     emit(messageMut({ ...open, revision: 2, status: 'complete', parts: [text('p', words.repeat(2))] }))
     frame()
