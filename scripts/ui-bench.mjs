@@ -255,10 +255,11 @@ async function stateBench() {
 
   // A frame of a streaming reply split into blocks, as Markdown.tsx does it (the text is the last
   // frame's plus the frame's new words, a rope; what was added is known: state/growth.ts), in a
-  // reply of 1,000 words and in one of 100,000. The frame's words: 12,000 characters, what a frame
-  // takes of a stream of ~700,000 characters a second (a frame shows all that arrived: state/pace.ts).
+  // reply of 1,000 words and in one of 100,000. A frame shows all the text that arrived since the
+  // last one (state/pace.ts): 12,000 characters here, a frame's share of a stream of 720,000 a second
+  // (the bench's own stream at full speed brings 17,000–537,000 a frame).
   const { splitBlocksIncremental, MAX_BLOCK } = await load('src-renderer/lib/split-blocks.ts')
-  const FRAME_CHARS = 12_000
+  const NEW_CHARS = 12_000
   const wordsText = (from, chars) => {
     let out = ''
     for (let i = from; out.length < chars; i++) out += `word${i} `
@@ -270,7 +271,7 @@ async function stateBench() {
     // Flat, as a reply read from a page is; its split made once.
     reply = (' ' + reply).slice(1)
     const split = splitBlocksIncremental(null, reply, MAX_BLOCK)
-    const added = wordsText(words + 1, FRAME_CHARS)
+    const added = wordsText(words + 1, NEW_CHARS)
     return (count) =>
       Array.from({ length: count }, () => {
         const t0 = performance.now()
@@ -285,7 +286,7 @@ async function stateBench() {
   for (let r = 0; r < 12; r++)
     for (const n of r % 2 ? [WORDS, 1000] : [1000, WORDS]) splits[n].push(...replies[n](40))
   report(
-    `split a streaming frame's ${FRAME_CHARS.toLocaleString('en')} new characters into blocks, reply of 100,000 words`,
+    `split a streaming frame's ${NEW_CHARS.toLocaleString('en')} new characters into blocks, reply of 100,000 words`,
     median(splits[WORDS]),
     'ms',
     'of 1,000 words',

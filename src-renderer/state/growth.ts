@@ -17,8 +17,9 @@ interface Growth {
 
 /**
  * Versions of a part remembered back. A view renders each frame, and a frame's deltas are applied
- * as one (state/chat.ts); a view that fell further behind reads the text whole. Each version holds
- * its text: few of them, should anything have read (and so copied) those texts whole.
+ * as one when nothing comes between them (state/chat.ts); a view that fell further behind reads
+ * the text whole. Each version holds its text: few of them, should anything have read (and so
+ * copied) those texts whole.
  */
 const MAX_CHAIN = 8
 
