@@ -9,9 +9,9 @@
 //   node scripts/ab-stream.mjs out-a out-b [--runs 10] [--full]
 //
 // Each run is `scripts/ui-bench.mjs --stream-only` on that build (UI_BENCH_OUT); it prints one
-// line a run and, per build: the rAF p95 and "last delta → painted" misses, the late frames by
-// phase (the turn's start, mid-stream, after the last delta), and how many held a pause of the
-// garbage collector.
+// line a run and, per build: the rAF p95 and "last delta → painted" misses (and the median of the
+// latter in ms), the long tasks over 50 ms, the late frames by phase (the turn's start,
+// mid-stream, after the last delta), and how many held a pause of the garbage collector.
 import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
@@ -48,6 +48,8 @@ function parse(text) {
     painted: verdict(/last delta → painted: .*\(target[^)]*\) (OK|MISS)/),
     gc: num(/late frames holding one of those pauses: (\d+) of \d+/),
     busy: num(/main-thread tasks, longest [\d.]+ ms, (\d+) ms in all/),
+    paintedMs: num(/last delta → painted: ([\d.]+) ms/),
+    longTasks: num(/long tasks > 50 ms while streaming: (\d+) \(longest ([\d.]+) ms\)/),
   }
 }
 
@@ -62,7 +64,20 @@ function median(xs) {
 const totals = Object.fromEntries(
   builds.map((b) => [
     b,
-    { runs: 0, failed: 0, p95: 0, painted: 0, late: 0, start: 0, mid: 0, end: 0, gc: 0, busy: [] },
+    {
+      runs: 0,
+      failed: 0,
+      p95: 0,
+      painted: 0,
+      late: 0,
+      start: 0,
+      mid: 0,
+      end: 0,
+      gc: 0,
+      busy: [],
+      paintedMs: [],
+      long: 0,
+    },
   ]),
 )
 for (let i = 1; i <= runs; i++) {
@@ -95,13 +110,15 @@ for (let i = 1; i <= runs; i++) {
     t.end += f.phases[2]
     t.gc += f.gc?.[0] ?? 0
     if (f.busy) t.busy.push(f.busy[0])
+    if (f.paintedMs) t.paintedMs.push(f.paintedMs[0])
+    t.long += f.longTasks?.[0] ?? 0
     console.log(
-      `${build} run ${i}: ${f.late[0]} of ${f.late[1]} frames late (start ${f.phases[0]}, mid ${f.phases[1]}, end ${f.phases[2]}; ${f.gc?.[0] ?? '?'} with a GC pause), rAF p95 ${f.p95}, painted ${f.painted}, main thread busy ${f.busy?.[0] ?? '?'} ms`,
+      `${build} run ${i}: ${f.late[0]} of ${f.late[1]} frames late (start ${f.phases[0]}, mid ${f.phases[1]}, end ${f.phases[2]}; ${f.gc?.[0] ?? '?'} with a GC pause), rAF p95 ${f.p95}, painted ${f.painted} (${f.paintedMs?.[0] ?? '?'} ms), ${f.longTasks?.[0] ?? '?'} long tasks, main thread busy ${f.busy?.[0] ?? '?'} ms`,
     )
   }
 }
 console.log('')
 for (const [build, t] of Object.entries(totals))
   console.log(
-    `${build}: ${t.runs} runs${t.failed ? ` (+${t.failed} without figures)` : ''}, rAF p95 missed in ${t.p95}, painted missed in ${t.painted}; ${t.late} late frames (start ${t.start}, mid ${t.mid}, end ${t.end}), ${t.gc} of them with a GC pause; main thread busy while streaming, median ${median(t.busy)} ms`,
+    `${build}: ${t.runs} runs${t.failed ? ` (+${t.failed} without figures)` : ''}, rAF p95 missed in ${t.p95}, painted missed in ${t.painted} (median ${median(t.paintedMs)} ms); ${t.long} long tasks over 50 ms; ${t.late} late frames (start ${t.start}, mid ${t.mid}, end ${t.end}), ${t.gc} of them with a GC pause; main thread busy while streaming, median ${median(t.busy)} ms`,
   )
