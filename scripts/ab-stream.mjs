@@ -53,12 +53,12 @@ function parse(text) {
   }
 }
 
-/** The middle value (of an even count, the mean of the two in the middle); '?' for none. */
+/** The middle value (of an even count, the mean of the two in the middle, to 0.1); '?' for none. */
 function median(xs) {
   if (xs.length === 0) return '?'
   const s = [...xs].sort((a, b) => a - b)
   const m = s.length >> 1
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
+  return s.length % 2 ? s[m] : Math.round(((s[m - 1] + s[m]) / 2) * 10) / 10
 }
 
 const totals = Object.fromEntries(
