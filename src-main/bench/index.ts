@@ -14,6 +14,7 @@ import {
   coldStart,
   DEFAULT_SCALE,
   FULL_SCALE,
+  deepPages,
   forkChain,
   forkFirstDelta,
   listVsRaw,
@@ -309,6 +310,7 @@ async function main(): Promise<void> {
     ['search', () => searchAtScale(dir, total)],
     ['fork', () => forkFirstDelta(dir, big)],
     ['chain', () => forkChain(dir)],
+    ['pages', () => deepPages(dir, big)],
     ['wire', () => overTheWire(dir, scale.sidebar + scale.sessions + 1)],
     // It drops the full-text index to measure indexing it again in the background.
     ['backlog', () => backlogAtScale(dir, total)],
