@@ -328,7 +328,7 @@ export async function deepPages(dir: string, big: string): Promise<void> {
   const t0 = performance.now()
   const first = await s.messages({ limit: 500 })
   let count = first.items.length
-  for (let c = first.next_cursor; c; ) {
+  for (let c = first.next_cursor; c;) {
     cursors.push(c)
     const page = await s.messages({ cursor: c, limit: 500 })
     count += page.items.length
