@@ -219,11 +219,17 @@ export const schemas = {
     name: z.string().min(1).max(200),
     arguments: z.record(z.string().max(200), z.string().max(10_000)).default({}),
   }),
-  'session.messages': z.strictObject({
-    session_id: id,
-    cursor: z.string().max(100).nullable().optional(),
-    limit: z.number().int().min(1).max(500).optional(),
-  }),
+  'session.messages': z
+    .strictObject({
+      session_id: id,
+      cursor: z.string().max(100).nullable().optional(),
+      limit: z.number().int().min(1).max(500).optional(),
+      around: id.optional(),
+      after: z.string().max(100).optional(),
+    })
+    .refine((r) => [r.cursor, r.around, r.after].filter((x) => x != null).length <= 1, {
+      message: 'give at most one of cursor, around and after',
+    }),
   'session.get_info': sessionRef,
   'session.subscribe': sessionRef,
   'session.unsubscribe': sessionRef,

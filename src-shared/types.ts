@@ -317,7 +317,24 @@ export interface Receipt {
 
 export interface MessagesPage {
   items: SessionMessage[]
+  /** The cursor of the next older page; null when the oldest message is in this one. */
   next_cursor: string | null
+  /**
+   * Arbor, on a page asked for `around` a message or `after` a cursor: the cursor of the next
+   * newer page (pass it as `after`), null when the newest message is in this one.
+   */
+  newer_cursor?: string | null
+}
+
+/** Which page `messages()` reads: at most one of `cursor`, `around` and `after`. */
+export interface MessagesOptions {
+  /** The page just older than this cursor (a page's `next_cursor`); the newest page without it. */
+  cursor?: string | null
+  limit?: number
+  /** Arbor: the page holding this message, about half of it older and half newer. */
+  around?: string
+  /** Arbor: the page just newer than this cursor (a page's `newer_cursor`). */
+  after?: string
 }
 
 export interface ModelOption {

@@ -4,6 +4,7 @@ import type {
   ChatExportResult,
   ExportFormat,
   ImportProgress,
+  MessagesOptions,
   MessagesPage,
   PendingInteraction,
   Receipt,
@@ -83,8 +84,12 @@ export interface SessionHead {
 
 export interface Session {
   readonly session_id: string
-  /** A page of persisted history, newest page first; each page is oldest-first. */
-  messages(opts?: { cursor?: string | null; limit?: number }): Promise<MessagesPage>
+  /**
+   * A page of persisted history, newest page first; each page is oldest-first. Arbor: a page
+   * `around` a message, and pages `after` it towards the newest (opening a search hit far back
+   * without reading everything newer).
+   */
+  messages(opts?: MessagesOptions): Promise<MessagesPage>
   get_info(): Promise<SessionInfo>
   /** Live mutations from now on (no replay). Subscribe before you prompt. */
   subscribe(listener: MutationListener): () => void

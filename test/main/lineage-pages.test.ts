@@ -2,7 +2,7 @@ import Database from 'better-sqlite3'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { Session } from '../../src-main/runtime'
-import type { SessionMessage } from '../../src-shared/types'
+import type { MessagesPage, SessionMessage } from '../../src-shared/types'
 import { sqliteRuntime, tempDir, writeMessages } from './helpers'
 
 /**
@@ -83,6 +83,31 @@ describe('pages across deep fork chains', () => {
         expect(await paged(s, limit)).toEqual(want)
         expect(forward(s, limit).ids).toEqual(want)
       }
+      // Around a message (a search hit), then `after` to the newest and `cursor` to the oldest:
+      // the same lineage, with the message in the first page, centred where both sides allow.
+      for (const at of [0, 1, Math.floor(want.length / 2), want.length - 2, want.length - 1]) {
+        for (const limit of [1, 2, 7, 50]) {
+          const page = await s.messages({ around: want[at]!, limit })
+          const ids = page.items.map((m) => m.message_id)
+          expect(ids.length).toBe(Math.min(limit, want.length))
+          const i = ids.indexOf(want[at]!)
+          expect(i).toBeGreaterThanOrEqual(0)
+          const newer = Math.min(want.length - 1 - at, Math.floor(limit / 2))
+          expect(i).toBe(Math.min(at, limit - 1 - newer))
+          for (let c = page.newer_cursor; c;) {
+            const next: MessagesPage = await s.messages({ after: c, limit })
+            expect(next.items.length).toBeGreaterThan(0)
+            ids.push(...next.items.map((m) => m.message_id))
+            c = next.newer_cursor ?? null
+          }
+          for (let c = page.next_cursor; c;) {
+            const next: MessagesPage = await s.messages({ cursor: c, limit })
+            ids.unshift(...next.items.map((m) => m.message_id))
+            c = next.next_cursor
+          }
+          expect(ids).toEqual(want)
+        }
+      }
       // From the middle of the lineage, and below its end: the rows between, in order.
       const all = forward(s, 1_000)
       expect(all.ids).toEqual(want)
@@ -107,6 +132,34 @@ describe('pages across deep fork chains', () => {
     // The child forked at the parent's end, so it inherits that message, now changed.
     expect(seen?.parts).toEqual([{ type: 'text', part_id: 'prt_changed', text: 'changed' }])
     db.close()
+    await rt.close()
+  })
+
+  it('refuse a page around a message the session does not show, and two positions at once', async () => {
+    const rt = sqliteRuntime({ dataDir: tempDir() })
+    const root = await rt.sessions.create()
+    writeMessages(rt, root.session_id, 6, 'root', (i) => `root ${i}`)
+    const [a, b] = [await root.fork(), await root.fork()]
+    writeMessages(rt, a.session_id, 2, 'a', (i) => `a ${i}`)
+    writeMessages(rt, b.session_id, 2, 'b', (i) => `b ${i}`)
+    const own = (await a.messages({ limit: 1 })).items[0]!
+    // A sibling's message, at the same seq as b's own: not b's.
+    await expect(b.messages({ around: own.message_id })).rejects.toMatchObject({ code: 'not_found' })
+    await expect(root.messages({ around: own.message_id })).rejects.toMatchObject({ code: 'not_found' })
+    await expect(a.messages({ around: 'msg_none' })).rejects.toMatchObject({ code: 'not_found' })
+    // The parent's messages are the fork's too.
+    const inherited = (await root.messages({ limit: 1 })).items[0]!
+    expect(
+      (await a.messages({ around: inherited.message_id, limit: 3 })).items.map((m) => m.message_id),
+    ).toContain(inherited.message_id)
+    await expect(a.messages({ around: own.message_id, cursor: '3' })).rejects.toMatchObject({
+      code: 'invalid_request',
+    })
+    await expect(a.messages({ after: 'x' })).rejects.toMatchObject({ code: 'invalid_request' })
+    // Cleared messages are not shown, so not found either.
+    await rt.sessions.clear_messages(a.session_id)
+    await expect(a.messages({ around: own.message_id })).rejects.toMatchObject({ code: 'not_found' })
+    expect(await a.messages({ after: '0' })).toEqual({ items: [], next_cursor: null, newer_cursor: null })
     await rt.close()
   })
 })

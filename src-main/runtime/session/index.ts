@@ -4,6 +4,7 @@ import type { Inspection, SystemView } from '../../../src-shared/contract'
 import type { ForkRequest } from '../../../src-shared/sdk/api'
 import type {
   Attachment,
+  MessagesOptions,
   MessagesPage,
   PendingInteraction,
   Receipt,
@@ -80,7 +81,7 @@ export class SessionCore {
     return statusOf(this.ctx)
   }
 
-  messages(opts: { cursor?: string | null; limit?: number }): MessagesPage {
+  messages(opts: MessagesOptions): MessagesPage {
     return messagesPage(this.ctx, opts)
   }
 

@@ -1,9 +1,11 @@
 import { ArborError } from '../../../src-shared/errors'
 import type { Inspection, SystemView } from '../../../src-shared/contract'
 import type {
+  MessagesOptions,
   MessagesPage,
   QueuedCommand,
   SessionInfo,
+  SessionMessage,
   SessionStatus,
   ToolCallPart,
 } from '../../../src-shared/types'
@@ -94,27 +96,78 @@ export function statusOf(ctx: SessionContext): SessionStatus {
   }
 }
 
-/** Newest-first paging; each page oldest-first. A message still streaming comes from memory. */
-export function messagesPage(
-  ctx: SessionContext,
-  opts: { cursor?: string | null; limit?: number },
-): MessagesPage {
+/**
+ * Newest-first paging; each page oldest-first. A message still streaming comes from memory.
+ * Arbor: a page `around` a message, and pages `after` a cursor, towards the newest.
+ */
+export function messagesPage(ctx: SessionContext, opts: MessagesOptions): MessagesPage {
   ctx.row()
   const limit = opts.limit ?? 50
-  let before: number | undefined
-  if (opts.cursor) {
-    before = Number(opts.cursor)
-    if (!Number.isInteger(before) || before < 0)
-      throw new ArborError('invalid_request', `cursor "${opts.cursor}" is not one this session gave out.`)
-  }
+  if (opts.around != null) return pageAround(ctx, opts.around, limit)
+  if (opts.after != null) return pageAfter(ctx, seqOf(opts.after), limit)
+  const before = opts.cursor ? seqOf(opts.cursor) : undefined
   const items = ctx.store.listMessages(ctx.id, { before_seq: before, limit: limit + 1 })
-  const more = items.length > limit
+  const page = live(ctx, items.slice(0, limit)).reverse()
+  return { items: page, next_cursor: items.length > limit ? String(page[0]!.seq) : null }
+}
+
+/** A cursor is a seq this session gave out (a page's first or last). */
+function seqOf(cursor: string): number {
+  const seq = Number(cursor)
+  if (!Number.isInteger(seq) || seq < 0)
+    throw new ArborError('invalid_request', `cursor "${cursor}" is not one this session gave out.`)
+  return seq
+}
+
+/** The store trails a streaming message by up to one flush: that one is taken from memory. */
+function live(ctx: SessionContext, items: SessionMessage[]): SessionMessage[] {
   const streaming = ctx.active?.streaming?.message
-  // The store trails a streaming message by up to one flush.
-  const page = items
-    .slice(0, limit)
-    .map((m) => (streaming?.message_id === m.message_id ? structuredClone(streaming) : m))
-  return { items: page.reverse(), next_cursor: more ? String(page[0]!.seq) : null }
+  if (!streaming) return items
+  return items.map((m) => (streaming.message_id === m.message_id ? structuredClone(streaming) : m))
+}
+
+/** The visible messages after `after_seq`, oldest first, at most `limit` (a forward page). */
+const newerThan = (ctx: SessionContext, after_seq: number, limit: number) =>
+  ctx.store.readMessages(ctx.id, { after_seq, upto_seq: Number.MAX_SAFE_INTEGER, limit })
+
+/** The page just newer than `after`, and the cursors on both sides of it. */
+function pageAfter(ctx: SessionContext, after: number, limit: number): MessagesPage {
+  const newer = newerThan(ctx, after, limit + 1)
+  const items = live(ctx, newer.slice(0, limit))
+  const below = items[0]?.seq ?? after + 1
+  const older = ctx.store.listMessages(ctx.id, { before_seq: below, limit: 1 }).length > 0
+  return {
+    items,
+    next_cursor: older ? String(below) : null,
+    newer_cursor: newer.length > limit ? String(items.at(-1)!.seq) : null,
+  }
+}
+
+/**
+ * The page holding `message_id`: half of it older (the message among them), half newer, or
+ * more of one side where the other runs out (a message near either end still fills a page).
+ */
+function pageAround(ctx: SessionContext, message_id: string, limit: number): MessagesPage {
+  const m = ctx.store.getMessage(message_id)
+  // In this session's visible history: its lineage (a fork's parent up to the fork point), not
+  // cleared, not a sibling fork's message at the same seq.
+  const seen = m && newerThan(ctx, m.seq - 1, 1)[0]
+  if (!m || seen?.message_id !== message_id)
+    throw new ArborError(
+      'not_found',
+      `Message ${message_id} is not in this chat's history (it may have been cleared, or belong to another chat).`,
+    )
+  const older = ctx.store.listMessages(ctx.id, { before_seq: m.seq + 1, limit: limit + 1 })
+  const newer = newerThan(ctx, m.seq, limit + 1)
+  let n = Math.min(newer.length, Math.floor(limit / 2))
+  const o = Math.min(older.length, limit - n)
+  n = Math.min(newer.length, limit - o)
+  const items = live(ctx, [...older.slice(0, o).reverse(), ...newer.slice(0, n)])
+  return {
+    items,
+    next_cursor: older.length > o ? String(items[0]!.seq) : null,
+    newer_cursor: newer.length > n ? String(items.at(-1)!.seq) : null,
+  }
 }
 
 export async function systemView(ctx: SessionContext, tools: ToolBox): Promise<SystemView> {
