@@ -155,6 +155,31 @@ test.describe('sessions', () => {
       .filter({ hasText: 'Why does the checkpoint store use write-ahead logging' })
     await expect(target).toBeInViewport({ timeout: 15_000 })
 
+    // Opened as a window around the hit, away from the newest messages: scrolled down, it reads
+    // the newer pages until it reaches the newest, and then follows the chat again.
+    const jump = page.getByRole('button', { name: /Jump to latest/ })
+    const newer = transcript(page).getByRole('button', { name: /newer messages/ })
+    await expect(jump).toBeVisible()
+    await expect(newer).toHaveCount(1)
+    await expect(async () => {
+      await transcript(page).evaluate((el) => el.scrollTo(0, el.scrollHeight))
+      await expect(newer).toHaveCount(0, { timeout: 500 })
+    }).toPass({ timeout: 15_000 })
+    await transcript(page).evaluate((el) => el.scrollTo(0, el.scrollHeight))
+    await expect(jump).toHaveCount(0)
+
+    // From another chat, the hit again: a new window; "Jump to latest" shows the newest page.
+    await results.getByRole('button', { name: 'Release checklist, 2 messages' }).click()
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText('Release checklist')
+    await hit.click()
+    await expect(target).toBeInViewport({ timeout: 15_000 })
+    await expect(newer).toHaveCount(1)
+    await jump.click()
+    await expect(newer).toHaveCount(0)
+    await expect(jump).toHaveCount(0)
+    await expect(target).toHaveCount(0)
+    await expect(transcript(page).getByRole('article').last()).toBeInViewport()
+
     await search.fill('no-such-word-anywhere')
     await expect(results).toContainText('No chat or message contains')
     await search.press('Escape')

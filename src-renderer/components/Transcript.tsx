@@ -22,6 +22,8 @@ const LOAD_OLDER_PX = 700
 const PAD_TOP = 24
 const PAD_TOP_MORE = 56
 const PAD_BOTTOM = 8
+/** Below a window's last row: its "Load newer messages" button, above "Jump to latest". */
+const PAD_BOTTOM_MORE = 100
 /**
  * The height of a row not measured yet. Fixed, not an average of the measured ones: a new
  * measurement then moves only the rows below it, never every row of the list.
@@ -106,8 +108,9 @@ const Row = memo(function Row({ message, highlighted, measure, observer }: RowPr
 export function Transcript() {
   const transcript = useApp((s) => s.transcript)
   const loadingOlder = useApp((s) => s.loadingOlder)
+  const loadingNewer = useApp((s) => s.loadingNewer)
   const focus = useApp((s) => s.focus)
-  const { loadOlder } = useActions()
+  const { loadOlder, loadNewer, showLatest } = useActions()
   const ref = useRef<HTMLDivElement>(null)
   const [measure] = useState<Measure>(() => ({
     heights: new Map(),
@@ -138,6 +141,10 @@ export function Transcript() {
   const sessionId = transcript?.session_id
   const messages = transcript?.messages ?? NO_MESSAGES
   const olderCursor = transcript?.older_cursor ?? null
+  // A window away from the newest messages (a search hit far back): it never follows the end,
+  // which is not the chat's; reaching its end loads the next newer page.
+  const newerCursor = transcript?.newer_cursor ?? null
+  if (newerCursor) view.follow = false
   // The row layout follows the rows the list added and the rows measured since the last render
   // (`measured` counts measurements): O(changed rows), whatever the number of messages. Doing
   // it again for the same list and heights changes nothing, so a repeated render is harmless.
@@ -153,9 +160,9 @@ export function Transcript() {
   const above = padTop + rows.top(start)
 
   // The latest layout, for the scroll handler.
-  const latest = useRef({ messages, padTop, olderCursor, loadingOlder })
+  const latest = useRef({ messages, padTop, olderCursor, loadingOlder, newerCursor, loadingNewer })
   useLayoutEffect(() => {
-    latest.current = { messages, padTop, olderCursor, loadingOlder }
+    latest.current = { messages, padTop, olderCursor, loadingOlder, newerCursor, loadingNewer }
   })
 
   /**
@@ -236,11 +243,13 @@ export function Transcript() {
 
   const toBottom = useCallback(() => {
     const el = ref.current
+    // From a window: the newest page replaces it, and the view is pinned to its end then.
+    if (latest.current.newerCursor) void showLatest()
     view.follow = true
     anchor.current = null
     setAway(false)
     if (el) scrollTo(el, el.scrollHeight)
-  }, [view, scrollTo])
+  }, [view, scrollTo, showLatest])
 
   // A prompt sent from this window while scrolled up: back to the bottom, where it appears.
   const sent = useApp((s) => s.sent)
@@ -293,6 +302,8 @@ export function Transcript() {
     // The viewport's own observer sees its height change (reading it here would force a layout).
     if (!observer && el.clientHeight !== view.height) viewFrom(el)
     if (olderCursor && !loadingOlder && total + padTop < view.height + LOAD_OLDER_PX) void loadOlder()
+    // A window too short to scroll: its next page now (else when the reader nears its end).
+    if (newerCursor && !loadingNewer && total + padTop < view.height) void loadNewer()
   })
 
   // A search hit: scroll to the message once it is loaded, flash it, and keep it marked until
@@ -330,6 +341,7 @@ export function Transcript() {
     const mine = expected.current !== null && Math.abs(top - expected.current) < 1
     expected.current = null
     const { messages: list, padTop: pad, olderCursor: cursor, loadingOlder: busy } = latest.current
+    const { newerCursor: newer, loadingNewer: busyNewer } = latest.current
     const gap = el.scrollHeight - top - el.clientHeight
     if (!mine && view.follow && !readerScrolling()) {
       // The view left the end although the reader did nothing: the browser moved it while it
@@ -345,13 +357,14 @@ export function Transcript() {
     }
     if (!mine) {
       const atBottom = gap <= FOLLOW_SLACK
-      view.follow = atBottom
-      setAway(!atBottom)
+      view.follow = atBottom && !newer
+      setAway(!view.follow)
       const i = rows.indexAt(Math.max(0, top - pad))
       const key = list.at(i)?.message_id
       if (key) anchor.current = { key, delta: top - pad - rows.top(i) }
     }
     if (cursor && !busy && top < LOAD_OLDER_PX) void loadOlder()
+    if (newer && !busyNewer && gap < LOAD_OLDER_PX) void loadNewer()
   }
 
   return (
@@ -374,7 +387,10 @@ export function Transcript() {
           <div
             ref={listRef}
             className="vlist"
-            style={{ paddingTop: above, paddingBottom: total - rows.top(end) + PAD_BOTTOM }}
+            style={{
+              paddingTop: above,
+              paddingBottom: total - rows.top(end) + (newerCursor ? PAD_BOTTOM_MORE : PAD_BOTTOM),
+            }}
           >
             {olderCursor && (
               <div className="load-older">
@@ -399,11 +415,23 @@ export function Transcript() {
                 />
               ))}
             </div>
+            {newerCursor && (
+              <div className="load-newer">
+                <button
+                  type="button"
+                  className="btn btn-small"
+                  disabled={loadingNewer}
+                  onClick={() => void loadNewer()}
+                >
+                  {loadingNewer ? 'Loading newer messages…' : 'Load newer messages'}
+                </button>
+              </div>
+            )}
             <div className="vend" aria-hidden="true" />
           </div>
         )}
       </div>
-      {away && (
+      {(away || newerCursor) && (
         <button type="button" className="btn btn-small jump-latest" onClick={toBottom}>
           Jump to latest ↓
         </button>

@@ -46,7 +46,8 @@ export function ReplyMeta({ message }: { message: SessionMessage }) {
 function useContext(model: string): { used: number; window: number } | null {
   const used = useApp((s) => {
     const list = s.transcript?.messages
-    if (!list) return null
+    // A window far back does not hold the newest reply.
+    if (!list || s.transcript?.newer_cursor) return null
     // Only the newest messages are looked at (this runs on every store change, and a long
     // chat written before usage was kept has none): the last reply is near the end.
     for (let i = list.length - 1; i >= Math.max(0, list.length - RECENT); i--) {

@@ -7,7 +7,9 @@ import {
   dropHeld,
   emptyTranscript,
   loadInteractions,
+  loadNewer,
   loadPage,
+  loadWindow,
   staleMessageIds,
   type Transcript,
 } from './transcript'
@@ -56,12 +58,15 @@ export interface SessionSync {
   /** Merges the next older page; false when there is none (or the session changed meanwhile). */
   older(limit?: number): Promise<boolean>
   /**
-   * Reads older pages of `limit` until one holds `message_id` (at most `pages` of them), then
-   * merges them, SEEK_MERGE pages a frame: a seek, where merging (and rendering) each page on
-   * its own cost ~40 ms, most of the time to reach a message 60,000 back. Whether the message
-   * is loaded now.
+   * Shows `message_id`: at once if it is loaded, else the page of `limit` around it replaces
+   * the transcript (a window, `loadWindow`; reading every page between it and the newest took
+   * 2.4–2.9 s for a message 99,500 back). Whether the message is loaded now.
    */
-  seek(message_id: string, limit: number, pages: number): Promise<boolean>
+  jump(message_id: string, limit: number): Promise<boolean>
+  /** Merges the next newer page of a window; false when there is none (or the session changed). */
+  newer(limit?: number): Promise<boolean>
+  /** Leaves a window for the newest page, in one write (no empty transcript in between). */
+  latest(): Promise<void>
   /** Leaves the open session: unsubscribes and clears the transcript. */
   close(): void
   /**
@@ -74,9 +79,6 @@ export interface SessionSync {
   flush(): void
   dispose(): void
 }
-
-/** Pages a seek merges in one frame (of 500 messages: 10,000 messages, ~12 ms here). */
-const SEEK_MERGE = 20
 
 /** Codes that mean the connection, not the session, failed: the resync after the reconnect heals. */
 const CONNECTION_LOST = new Set(['busy', 'unavailable'])
@@ -186,6 +188,23 @@ export function createSessionSync(opts: SyncOptions): SessionSync {
     }
   }
 
+  /** Leaves a window for the newest page, in one write (SessionSync.latest). */
+  async function latest() {
+    const t = read().transcript
+    if (!open || t?.session_id !== open.session_id || t.newer_cursor === null) return
+    const { session_id, session } = open
+    const page = await session.messages({ limit: pageSize })
+    if (openId() !== session_id) return
+    patch(session_id, (tt) => {
+      // What the window knew of pending interactions still holds; its messages go.
+      const from =
+        tt.newer_cursor === null
+          ? tt
+          : { ...emptyTranscript(session_id, tt.info), interactions: tt.interactions }
+      return loadPage(from, page)
+    })
+  }
+
   function leave() {
     batcher.flush()
     open?.unsubscribe()
@@ -218,8 +237,11 @@ export function createSessionSync(opts: SyncOptions): SessionSync {
     },
 
     async resync() {
-      // The SDK re-subscribed and resent the info; the page and interactions are ours.
-      if (open) await load(open.session_id, false)
+      // The SDK re-subscribed and resent the info; the page and interactions are ours. A window
+      // away from the newest missed what changed meanwhile in it: the newest page is shown.
+      if (!open) return
+      await latest()
+      await load(open.session_id, false)
     },
 
     async older(limit = pageSize) {
@@ -232,40 +254,30 @@ export function createSessionSync(opts: SyncOptions): SessionSync {
       return true
     },
 
-    async seek(message_id, limit, pages) {
+    async jump(message_id, limit) {
       const t = read().transcript
       if (!open || t?.session_id !== open.session_id || !t.loaded) return false
       if (t.messages.indexOf(message_id) >= 0) return true
       const { session_id, session } = open
-      const got: Array<{ cursor: string; page: Awaited<ReturnType<Session['messages']>> }> = []
-      let found = false
-      for (let cursor = t.older_cursor; cursor && !found && got.length < pages;) {
-        const page = await session.messages({ cursor, limit })
-        if (openId() !== session_id) return false
-        got.push({ cursor, page })
-        found = page.items.some((m) => m.message_id === message_id)
-        cursor = page.next_cursor
-      }
-      // SEEK_MERGE pages at a time, a frame apart: 199 pages of 500 merged in one task held the
-      // window 83–129 ms (their ids noted, the row layout extended, the garbage collected).
-      for (let merged = 0; merged < got.length;) {
-        if (merged > 0) {
-          await new Promise<void>((resolve) => schedule(resolve))
-          if (openId() !== session_id) return false
-        }
-        // Done unless a page continues the transcript (whether or not `patch` gets to look).
-        merged = got.length
-        patch(session_id, (tt) => {
-          // From the page that continues the transcript as it is now (a scroll may have loaded
-          // some of them meanwhile); none continues it if it was loaded again from its end.
-          const from = got.findIndex((r) => r.cursor === tt.older_cursor)
-          if (from < 0) return tt
-          merged = Math.min(got.length, from + SEEK_MERGE)
-          return got.slice(from, merged).reduce((acc, r) => loadPage(acc, r.page, { older: true }), tt)
-        })
-      }
+      const page = await session.messages({ around: message_id, limit })
+      if (openId() !== session_id) return false
+      patch(session_id, (tt) => (tt.messages.indexOf(message_id) >= 0 ? tt : loadWindow(tt, page)))
       return (read().transcript?.messages.indexOf(message_id) ?? -1) >= 0
     },
+
+    async newer(limit = pageSize) {
+      const t = read().transcript
+      const after = t?.newer_cursor
+      if (!open || t?.session_id !== open.session_id || !t.loaded || !after) return false
+      const { session_id, session } = open
+      const page = await session.messages({ after, limit })
+      if (openId() !== session_id) return false
+      // Not if the window was left meanwhile (`latest`) or this page was merged already.
+      patch(session_id, (tt) => (tt.newer_cursor === after ? loadNewer(tt, page) : tt))
+      return true
+    },
+
+    latest,
 
     close() {
       leave()

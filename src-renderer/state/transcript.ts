@@ -41,6 +41,14 @@ export interface Transcript {
   interactions: Record<string, InteractionEntry>
   /** Cursor of the next older page, `null` when the oldest message is loaded. */
   older_cursor: string | null
+  /**
+   * Cursor of the next newer page while the transcript is a window away from the newest
+   * messages (a search hit opened far back, `loadWindow`); `null` when it reaches the newest.
+   * While it is set, live messages past the window are not kept: the pages read them when the
+   * window gets there, and a delta that does not fit is dropped, not held (the refetch that
+   * heals a gap reads the newest page, which is not the window's).
+   */
+  newer_cursor: string | null
   /** True once the first page has been merged. */
   loaded: boolean
 }
@@ -53,6 +61,7 @@ export function emptyTranscript(session_id: string, info: SessionInfo | null = n
     held: [],
     interactions: {},
     older_cursor: null,
+    newer_cursor: null,
     loaded: false,
   }
 }
@@ -194,6 +203,8 @@ function replayHeld(t: Transcript, message_id: string): Transcript {
 export function applyToTranscript(t: Transcript, m: MessageMutation): Transcript {
   switch (m.variant) {
     case 'message':
+      // Past a window away from the newest: read with the window's next page.
+      if (t.newer_cursor !== null && !t.messages.get(m.message.message_id)) return t
       return mergeOne(t, m.message)
 
     case 'part': {
@@ -213,7 +224,8 @@ export function applyToTranscript(t: Transcript, m: MessageMutation): Transcript
 
     case 'delta': {
       const [next, outcome] = tryDelta(t, m)
-      return outcome === 'gap' ? hold(t, m) : next
+      if (outcome !== 'gap') return next
+      return t.newer_cursor === null ? hold(t, m) : t
     }
   }
 }
@@ -248,6 +260,34 @@ export function loadPage(t: Transcript, page: MessagesPage, opts: { older?: bool
   if (next.held.length > 0) for (const id of touched) next = replayHeld(next, id)
   const older_cursor = opts.older || !t.loaded ? page.next_cursor : t.older_cursor
   return { ...next, older_cursor, loaded: true }
+}
+
+/**
+ * Replaces the transcript with a window of its session's history (a page `around` a message):
+ * older pages load above it as usual, newer ones below (`loadNewer`) until it reaches the
+ * newest message, when it follows the live session again.
+ */
+export function loadWindow(t: Transcript, page: MessagesPage): Transcript {
+  const items = page.items.slice().sort((a, b) => a.seq - b.seq)
+  return {
+    ...t,
+    messages: MessageList.empty().insert(items),
+    interactions: items.reduce((acc, m) => noteInteractions(acc, m.message_id, m.parts), t.interactions),
+    held: [],
+    older_cursor: page.next_cursor,
+    newer_cursor: page.newer_cursor ?? null,
+    loaded: true,
+  }
+}
+
+/**
+ * Merges the page after a window's newest message (`messages({ after })`). When it holds the
+ * newest message the window has reached the live session: the messages published meanwhile
+ * were persisted before the page was read, so the page holds them, and what is published after
+ * it is applied as to any transcript.
+ */
+export function loadNewer(t: Transcript, page: MessagesPage): Transcript {
+  return { ...loadPage(t, page), newer_cursor: page.newer_cursor ?? null }
 }
 
 /**

@@ -360,109 +360,118 @@ describe('app store', () => {
     ])
   })
 
-  it('opening a search hit loads older pages until the message is there, then focuses it', async () => {
-    const { host, app, state } = setup({ items: [msg('m9', 9)], next_cursor: 'c9' })
+  it('opening a search hit far back reads one page around it, then newer pages until the newest, then follows live', async () => {
+    const { host, app, state, frame, emit } = setup({
+      items: [msg('m9', 9), msg('m10', 10)],
+      next_cursor: 'c9',
+    })
     await app.actions.boot()
-    const pages: Record<string, { items: ReturnType<typeof msg>[]; next_cursor: string | null }> = {
-      c9: { items: [msg('m5', 5)], next_cursor: 'c5' },
-      c5: { items: [msg('m1', 1)], next_cursor: null },
+    const pages: Record<string, MessagesPage> = {
+      around: { items: [msg('m4', 4), msg('m5', 5), msg('m6', 6)], next_cursor: 'c4', newer_cursor: 'n6' },
+      n6: { items: [msg('m7', 7), msg('m8', 8)], next_cursor: 'c7', newer_cursor: 'n8' },
+      n8: { items: [msg('m9', 9), msg('m10', 10)], next_cursor: 'c9', newer_cursor: null },
     }
-    host.on('session.messages', ({ cursor }) => pages[cursor as string])
-    // The pages are merged together: no transcript in between holds the first but not the second.
-    const seen: string[][] = []
-    const stop = app.store.subscribe((s) =>
-      seen.push(s.transcript?.messages.toArray().map((m) => m.message_id) ?? []),
+    host.on('session.messages', ({ around, after }) =>
+      around === 'm5' ? pages.around : after ? pages[after as string] : { items: [], next_cursor: null },
     )
-    await app.actions.openAt(SID, 'm1')
-    stop()
-    expect(seen.filter((ids) => ids.includes('m5') && !ids.includes('m1'))).toEqual([])
-    expect(
-      state()
-        .transcript?.messages.toArray()
-        .map((m) => m.message_id),
-    ).toEqual(['m1', 'm5', 'm9'])
-    expect(state().focus?.message_id).toBe('m1')
-    const limits = host.calls
-      .filter((c) => c.method === 'session.messages')
-      .map((c) => (c.params as { limit: number }).limit)
-    expect(limits.slice(-2)).toEqual([500, 500])
-  })
-
-  it('a seek far back merges its pages a few at a time, a frame apart, and then shows the message', async () => {
-    const { host, app, state, frame } = setup({ items: [msg('m100', 100)], next_cursor: 'c100' })
-    await app.actions.boot()
-    // 45 older pages of one message each: m99 … m55.
-    host.on('session.messages', ({ cursor }) => {
-      if (!cursor) return { items: [msg('m100', 100)], next_cursor: 'c100' }
-      const seq = Number(String(cursor).slice(1)) - 1
-      return { items: [msg(`m${seq}`, seq)], next_cursor: seq > 55 ? `c${seq}` : null }
-    })
-    let done = false
-    const seek = app.actions.openAt(SID, 'm55').then(() => (done = true))
-    const loaded = new Set<number>()
-    for (let i = 0; i < 200 && !done; i++) {
-      await new Promise((r) => setTimeout(r, 1))
-      loaded.add(state().transcript?.messages.length ?? 0)
-      frame()
-    }
-    await seek
-    expect(state().transcript?.messages.length).toBe(46)
-    expect(state().transcript?.older_cursor).toBeNull()
-    expect(state().focus?.message_id).toBe('m55')
-    // Seen between frames: the newest page and 20 older ones, then 40 (the last 5 came with the
-    // seek's end).
-    expect([...loaded].filter((n) => n > 1).slice(0, 2)).toEqual([21, 41])
-  })
-
-  it('a seek merges only the pages that continue the transcript as it is when they arrive', async () => {
-    const { host, app, state } = setup({ items: [msg('m9', 9)], next_cursor: 'c9' })
-    await app.actions.boot()
-    let release: () => void = () => {}
-    const gate = new Promise<void>((ok) => (release = ok))
-    let newest = { items: [msg('m9', 9)], next_cursor: 'c9' as string | null }
-    const pages: Record<string, { items: ReturnType<typeof msg>[]; next_cursor: string | null }> = {
-      c9: { items: [msg('m7', 7)], next_cursor: 'c7' },
-      c7: { items: [msg('m5', 5)], next_cursor: 'c5' },
-      c5: { items: [msg('m1', 1)], next_cursor: null },
-    }
-    // The seek's last page waits; meanwhile a scroll loads the first older page on its own.
-    host.on('session.messages', async ({ cursor }) => {
-      if (!cursor) return newest
-      if (cursor === 'c5') await gate
-      return pages[cursor as string]
-    })
-    const seek = app.actions.openAt(SID, 'm1')
-    await new Promise((r) => setTimeout(r, 20))
-    await app.actions.loadOlder()
-    release()
-    await seek
     const ids = () =>
       state()
         .transcript?.messages.toArray()
         .map((m) => m.message_id)
-    expect(ids()).toEqual(['m1', 'm5', 'm7', 'm9'])
-    expect(state().transcript?.older_cursor).toBeNull()
-    expect(state().focus?.message_id).toBe('m1')
+    await app.actions.openAt(SID, 'm5')
+    // One request for the hit (not a page per 500 messages between it and the newest).
+    const asked = host.calls.filter((c) => c.method === 'session.messages').map((c) => c.params)
+    expect(asked.at(-1)).toMatchObject({ around: 'm5', limit: 100 })
+    expect(ids()).toEqual(['m4', 'm5', 'm6'])
+    expect(state().transcript).toMatchObject({ older_cursor: 'c4', newer_cursor: 'n6' })
+    expect(state().focus?.message_id).toBe('m5')
 
-    // The chat read again from its end while a seek runs (many new messages: its first page
-    // now ends elsewhere): the pages read for the old end would leave a hole, so none is merged.
-    const again = new Promise<void>((ok) => (release = ok))
-    host.on('session.messages', async ({ cursor }) => {
-      if (!cursor) return newest
-      if (cursor === 'c5') await again
-      return pages[cursor as string]
+    // Away from the newest: a new message is not placed after the window, nor is a delta held
+    // (its heal would read the newest page into the window); a message in it still changes.
+    emit(messageMut(msg('m11', 11, { status: 'streaming', parts: [text('p', '')] })))
+    emit(delta('m11', 'p', 0, 'late'))
+    emit(messageMut(msg('m5', 5, { revision: 2, parts: [text('p', 'edited')] })))
+    frame()
+    expect(ids()).toEqual(['m4', 'm5', 'm6'])
+    expect(staleMessageIds(state().transcript)).toEqual([])
+    expect(firstText(state().transcript?.messages.get('m5'))).toBe('edited')
+
+    await app.actions.loadNewer()
+    expect(ids()).toEqual(['m4', 'm5', 'm6', 'm7', 'm8'])
+    expect(state().transcript?.newer_cursor).toBe('n8')
+    await app.actions.loadNewer()
+    expect(ids()).toEqual(['m4', 'm5', 'm6', 'm7', 'm8', 'm9', 'm10'])
+    expect(state().transcript?.newer_cursor).toBeNull()
+    // At the newest: live messages are placed again.
+    emit(messageMut(msg('m12', 12, { parts: [text('p', 'new')] })))
+    frame()
+    expect(ids()?.at(-1)).toBe('m12')
+    // Older pages still load above the window.
+    host.on('session.messages', ({ cursor }) =>
+      cursor === 'c4' ? { items: [msg('m1', 1)], next_cursor: null } : { items: [], next_cursor: null },
+    )
+    await app.actions.loadOlder()
+    expect(ids()?.slice(0, 2)).toEqual(['m1', 'm4'])
+  })
+
+  it('a hit already loaded is focused without a request; Jump to latest and a prompt leave a window for the newest page', async () => {
+    const latest: MessagesPage = { items: [msg('m9', 9), msg('m10', 10)], next_cursor: 'c9' }
+    const { host, app, state } = setup(latest)
+    await app.actions.boot()
+    const count = () => host.calls.filter((c) => c.method === 'session.messages').length
+    const before = count()
+    await app.actions.openAt(SID, 'm9')
+    expect(count()).toBe(before)
+    expect(state().focus?.message_id).toBe('m9')
+
+    const around: MessagesPage = {
+      items: [msg('m2', 2), msg('m3', 3)],
+      next_cursor: 'c2',
+      newer_cursor: 'n3',
+    }
+    host.on('session.messages', (p) => (p.around ? around : latest))
+    const ids = () =>
+      state()
+        .transcript?.messages.toArray()
+        .map((m) => m.message_id)
+    // Every transcript written on the way back holds messages: no empty one in between.
+    const seen: number[] = []
+    const stop = app.store.subscribe((s) => seen.push(s.transcript?.messages.length ?? -1))
+    await app.actions.openAt(SID, 'm3')
+    expect(ids()).toEqual(['m2', 'm3'])
+    await app.actions.showLatest()
+    stop()
+    expect(ids()).toEqual(['m9', 'm10'])
+    expect(state().transcript).toMatchObject({ older_cursor: 'c9', newer_cursor: null })
+    expect(seen.filter((n) => n === 0)).toEqual([])
+
+    await app.actions.openAt(SID, 'm3')
+    expect(state().transcript?.newer_cursor).toBe('n3')
+    await app.actions.send('hello')
+    expect(ids()).toEqual(['m9', 'm10'])
+    expect(state().transcript?.newer_cursor).toBeNull()
+    // The newest page was read before the prompt went.
+    const order = host.calls
+      .map((c) => c.method)
+      .filter((m) => m === 'session.messages' || m === 'session.prompt')
+    expect(order.slice(-2)).toEqual(['session.messages', 'session.prompt'])
+  })
+
+  it('a hit the host cannot find is reported, and the transcript stays as it was', async () => {
+    const { host, app, state } = setup({ items: [msg('m9', 9)], next_cursor: 'c9' })
+    await app.actions.boot()
+    host.on('session.messages', () => {
+      throw Object.assign(new Error('Message m3 is not in this chat’s history.'), { code: 'not_found' })
     })
-    newest = { items: [msg('m9', 9)], next_cursor: 'c9' }
-    await app.actions.openSession('ses_other').catch(() => {})
-    await app.actions.openSession(SID)
-    const second = app.actions.openAt(SID, 'm1')
-    await new Promise((r) => setTimeout(r, 20))
-    newest = { items: [msg('m30', 30)], next_cursor: 'c30' }
-    await app.actions.openSession('ses_other').catch(() => {})
-    await app.actions.openSession(SID)
-    release()
-    await second
-    expect(ids()).toEqual(['m30'])
+    await app.actions.openAt(SID, 'm3')
+    expect(
+      state()
+        .transcript?.messages.toArray()
+        .map((m) => m.message_id),
+    ).toEqual(['m9'])
+    expect(state().transcript?.newer_cursor).toBeNull()
+    expect(state().focus).toBeNull()
+    expect(state().notice?.text).toMatch(/^Could not open that message/)
   })
 
   it('Retry and Regenerate run the turn again as a new version: a fork before its prompt, the prompt sent there', async () => {

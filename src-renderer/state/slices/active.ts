@@ -22,6 +22,8 @@ export interface ActiveState {
   /** The open session's cache (written by the sync engine); null when none is open. */
   transcript: Transcript | null
   loadingOlder: boolean
+  /** A window's next newer page is being read (Transcript.newer_cursor). */
+  loadingNewer: boolean
   /** Interactions with an answer in flight (their buttons are disabled). */
   responding: Record<string, true>
   /** A message to scroll to and highlight (from a search hit); the nonce re-triggers it. */
@@ -68,9 +70,16 @@ export interface ActiveActions {
   /** Edit-and-resend: forks just before a user message and sends the edited text in the child. */
   editAndResend(message_id: string, text: string): Promise<void>
   snapshots(session_id: string): Promise<SnapshotInfo[]>
-  /** Opens a session scrolled to one message (loading older pages until it is there). */
+  /** Opens a session scrolled to one message (a window around it when it is not loaded). */
   openAt(session_id: string, message_id: string): Promise<void>
+  /** Merges the next newer page of a window (the reader scrolled to its end). */
+  loadNewer(): Promise<void>
+  /** Leaves a window for the newest messages. */
+  showLatest(): Promise<void>
 }
+
+/** Messages in the window opened around a message that is not loaded (half before it, half after). */
+const WINDOW = 100
 
 function operationId(): string {
   return `op_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 10)}`
@@ -122,7 +131,7 @@ export function createActiveSlice(api: SliceApi): Slice<ActiveState, ActiveActio
   const actions: ActiveActions = {
     async openSession(session_id) {
       if (openId(api) === session_id) return
-      set({ loadingOlder: false, focus: null })
+      set({ loadingOlder: false, loadingNewer: false, focus: null })
       // Subscribes and shows the (empty) transcript at once, then loads it.
       const loading = sync.open(session_id)
       options.onOpen?.(session_id)
@@ -170,6 +179,8 @@ export function createActiveSlice(api: SliceApi): Slice<ActiveState, ActiveActio
         const pending = creating
         const session_id = pending ? await pending : (openId(api) ?? (await actions.newChat()))
         if (!session_id) return false
+        // From a window far back: the newest messages first, where the prompt will appear.
+        if (session_id === openId(api)) await sync.latest()
         // The open session is subscribed (sync.open), so none of the turn's output is missed.
         await arbor
           .session(session_id)
@@ -305,20 +316,46 @@ export function createActiveSlice(api: SliceApi): Slice<ActiveState, ActiveActio
 
     async openAt(session_id, message_id) {
       await actions.openSession(session_id)
-      // Older pages until the message is loaded: bigger ones, merged together (a seek, not a
-      // scroll), at most 200 (100,000 messages back).
       try {
-        await sync.seek(message_id, 500, 200)
+        await sync.jump(message_id, WINDOW)
       } catch (err) {
-        api.fail('Could not load earlier messages', err)
+        api.fail('Could not open that message', err)
         return
       }
       if (openId(api) === session_id) set({ focus: { message_id, nonce: Date.now() } })
     },
+
+    async loadNewer() {
+      if (!get().transcript?.newer_cursor || get().loadingNewer) return
+      set({ loadingNewer: true })
+      try {
+        await sync.newer()
+      } catch (err) {
+        api.fail('Could not load newer messages', err)
+      } finally {
+        set({ loadingNewer: false })
+      }
+    },
+
+    async showLatest() {
+      try {
+        await sync.latest()
+      } catch (err) {
+        api.fail('Could not load the newest messages', err)
+      }
+    },
   }
 
   return {
-    state: { transcript: null, loadingOlder: false, responding: {}, focus: null, sent: 0, creating: false },
+    state: {
+      transcript: null,
+      loadingOlder: false,
+      loadingNewer: false,
+      responding: {},
+      focus: null,
+      sent: 0,
+      creating: false,
+    },
     actions,
   }
 }
