@@ -13,6 +13,8 @@
 //     text into markdown blocks, in a reply of 100,000 vs 1,000 words;
 //   - navigation → newest message painted, for a 1,000- and a 100,000-message chat, with 2,000
 //     sessions in the sidebar (absolute target);
+//   - a search hit 99,994 messages back in the 100,000-message chat, clicked in another chat →
+//     the message painted (absolute target, the same as opening a chat);
 //   - a reply with 500 code blocks and 200 tables vs a plain reply of the same size: paint time;
 //   - scrolling the 100,000-message chat upward (pages load as it goes): rAF interval p95, the
 //     worst 2-second window, vs idle;
@@ -376,6 +378,35 @@ function instrument() {
    * until the first frame that shows its newest message (the log is loaded, scrolled to the
    * bottom, and holds `text`) has painted.
    */
+  /** Clicks a search hit; resolves once the message holding `text` is in view and painted. */
+  bench.openHit = (selector, text) =>
+    new Promise((ok) => {
+      let done = false
+      const check = () => {
+        if (done) return
+        const log = document.querySelector('[role="log"]')
+        const box = log?.getBoundingClientRect()
+        const hit = [...(log?.querySelectorAll('article') ?? [])].find((a) => a.textContent.includes(text))
+        const at = hit?.getBoundingClientRect()
+        if (!at || at.bottom < box.top || at.top > box.bottom) return
+        done = true
+        mo.disconnect()
+        requestAnimationFrame(() => {
+          const ch = new MessageChannel()
+          ch.port1.onmessage = () => ok(performance.now() - t0)
+          ch.port2.postMessage(0)
+        })
+      }
+      const mo = new MutationObserver(check)
+      mo.observe(document, { subtree: true, childList: true, characterData: true, attributes: true })
+      const poll = () => {
+        check()
+        if (!done) requestAnimationFrame(poll)
+      }
+      const t0 = performance.now()
+      document.querySelector(selector).click()
+      requestAnimationFrame(poll)
+    })
   bench.navigate = (session_id, text) =>
     new Promise((ok) => {
       const t0 = performance.now()
@@ -527,6 +558,36 @@ async function uiBench(url, chats) {
       report(
         `open a 100,000-message chat → newest message painted (median of ${REPEAT})`,
         median(navs.Big),
+        'ms',
+        'target',
+        150,
+        150,
+        { absolute: true },
+      )
+      // A search hit far back in the 100,000-message chat, opened from another chat: the click →
+      // the message painted (a window around it, not every page between it and the newest).
+      const search = page.getByRole('searchbox', { name: 'Search messages' })
+      const far = 5
+      await search.fill(`"message number ${far} with"`)
+      const hitButton = page.getByRole('list', { name: 'Matches in Big' }).getByRole('button').first()
+      await hitButton.waitFor({ timeout: 30_000 })
+      const hits = []
+      for (let r = 0; r < 5; r++) {
+        await nav(chats.Thousand, newest(1000))
+        await hitButton.evaluate((el) => el.setAttribute('data-bench-hit', ''))
+        hits.push(
+          await page.evaluate(
+            (t) => window.__bench.openHit('[data-bench-hit]', t),
+            `message number ${far} with`,
+          ),
+        )
+      }
+      await search.fill('')
+      // Out of the window (the hash names Big already: setting it again navigates nowhere).
+      await nav(chats.Thousand, newest(1000))
+      report(
+        `open a search hit ${(BIG - far - 1).toLocaleString('en')} messages back in the 100,000-message chat → the message painted (median of 5)`,
+        median(hits),
         'ms',
         'target',
         150,

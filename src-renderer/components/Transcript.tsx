@@ -260,14 +260,18 @@ export function Transcript() {
     toBottom()
   }, [sent, toBottom])
 
-  // A newly opened session starts at its newest message.
+  // A newly opened session starts at its newest message, and so does one read again from its
+  // newest page (a new list: reloaded, or a window left for the newest messages). A window read
+  // around a message is scrolled to it (the focus, below).
+  const lineage = messages.growth.lineage
   useLayoutEffect(() => {
+    if (latest.current.newerCursor) return
     view.follow = true
     anchor.current = null
     setAway(false)
     const el = ref.current
     if (el) viewFrom(el)
-  }, [sessionId, view, viewFrom])
+  }, [sessionId, lineage, view, viewFrom])
 
   // After every layout change: re-measure if rows changed size, then pin to the bottom or hold
   // the anchor; and keep pages coming while the content does not fill the viewport. Runs after

@@ -130,7 +130,8 @@ export function createActiveSlice(api: SliceApi): Slice<ActiveState, ActiveActio
 
   const actions: ActiveActions = {
     async openSession(session_id) {
-      if (openId(api) === session_id) return
+      // Open already: from a window far back, its newest messages (the chat's link was followed).
+      if (openId(api) === session_id) return actions.showLatest()
       set({ loadingOlder: false, loadingNewer: false, focus: null })
       // Subscribes and shows the (empty) transcript at once, then loads it.
       const loading = sync.open(session_id)
