@@ -373,11 +373,6 @@ function instrument() {
     bench.probing = false
     return { frames: bench.frames, longtasks: bench.longtasks }
   }
-  /**
-   * Opens a session through the URL (as a link or the keyboard would) and resolves with the time
-   * until the first frame that shows its newest message (the log is loaded, scrolled to the
-   * bottom, and holds `text`) has painted.
-   */
   /** Clicks a search hit; resolves once the message holding `text` is in view and painted. */
   bench.openHit = (selector, text) =>
     new Promise((ok) => {
@@ -407,6 +402,11 @@ function instrument() {
       document.querySelector(selector).click()
       requestAnimationFrame(poll)
     })
+  /**
+   * Opens a session through the URL (as a link or the keyboard would) and resolves with the time
+   * until the first frame that shows its newest message (the log is loaded, scrolled to the
+   * bottom, and holds `text`) has painted.
+   */
   bench.navigate = (session_id, text) =>
     new Promise((ok) => {
       const t0 = performance.now()

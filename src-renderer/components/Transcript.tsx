@@ -103,7 +103,9 @@ const Row = memo(function Row({ message, highlighted, measure, observer }: RowPr
  * as rows render (estimated until then); a scroll anchor keeps the reader's place when older
  * pages are prepended or rows above change size. It follows new output while the reader is at
  * the bottom and stays put when they scrolled up (a "Jump to latest" button appears). Scrolling
- * near the top loads the next older page.
+ * near the top loads the next older page. A search hit far back is shown in a window of the
+ * chat around it (Transcript.newer_cursor): scrolling near its end loads the next newer page,
+ * and "Jump to latest" replaces it with the newest page.
  */
 export function Transcript() {
   const transcript = useApp((s) => s.transcript)
@@ -243,8 +245,13 @@ export function Transcript() {
 
   const toBottom = useCallback(() => {
     const el = ref.current
-    // From a window: the newest page replaces it, and the view is pinned to its end then.
-    if (latest.current.newerCursor) void showLatest()
+    // From a window: the newest page replaces it, and the view goes to its end then (the new
+    // list's effect below); scrolling to the window's end now would only read its next page.
+    if (latest.current.newerCursor) {
+      setAway(false)
+      void showLatest()
+      return
+    }
     view.follow = true
     anchor.current = null
     setAway(false)

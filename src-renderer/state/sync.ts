@@ -124,7 +124,8 @@ export function createSessionSync(opts: SyncOptions): SessionSync {
   function heal() {
     const t = read().transcript
     if (healing || !open || !t?.loaded || t.session_id !== open.session_id) return
-    if (staleMessageIds(t).length === 0) {
+    // A window away from the newest holds no deltas, and the newest page is not its to merge.
+    if (t.newer_cursor !== null || staleMessageIds(t).length === 0) {
       healDelay = 250
       return
     }
@@ -134,6 +135,8 @@ export function createSessionSync(opts: SyncOptions): SessionSync {
       .messages({ limit: pageSize })
       .then((page) => {
         patch(session_id, (tt) => {
+          // A window opened meanwhile (a search hit): the newest page is not its to merge.
+          if (tt.newer_cursor !== null) return tt
           const healed = loadPage(tt, page)
           // Deltas of messages the latest page does not even hold can never be placed.
           const present = new Set(page.items.map((m) => m.message_id))
@@ -165,7 +168,9 @@ export function createSessionSync(opts: SyncOptions): SessionSync {
     try {
       // Requested together, each applied as it arrives (patch flushes first).
       await Promise.all([
-        session.messages({ limit: pageSize }).then((page) => patch(session_id, (t) => loadPage(t, page))),
+        session
+          .messages({ limit: pageSize })
+          .then((page) => patch(session_id, (t) => (t.newer_cursor !== null ? t : loadPage(t, page)))),
         session.interactions().then((pending) => patch(session_id, (t) => loadInteractions(t, pending))),
         withInfo
           ? session.get_info().then((info) => {
@@ -195,14 +200,13 @@ export function createSessionSync(opts: SyncOptions): SessionSync {
     const { session_id, session } = open
     const page = await session.messages({ limit: pageSize })
     if (openId() !== session_id) return
-    patch(session_id, (tt) => {
-      // What the window knew of pending interactions still holds; its messages go.
-      const from =
-        tt.newer_cursor === null
-          ? tt
-          : { ...emptyTranscript(session_id, tt.info), interactions: tt.interactions }
-      return loadPage(from, page)
-    })
+    // Replaced even if the window reached the newest meanwhile (its last newer page answered
+    // first): a new list is what tells the view to go to its end. The page holds everything
+    // published before it was read, and what follows it is applied after. What the window knew
+    // of pending interactions still holds.
+    patch(session_id, (tt) =>
+      loadPage({ ...emptyTranscript(session_id, tt.info), interactions: tt.interactions }, page),
+    )
   }
 
   function leave() {
@@ -240,17 +244,20 @@ export function createSessionSync(opts: SyncOptions): SessionSync {
       // The SDK re-subscribed and resent the info; the page and interactions are ours. A window
       // away from the newest missed what changed meanwhile in it: the newest page is shown.
       if (!open) return
-      await latest()
-      await load(open.session_id, false)
+      // A connection lost again is healed by the next resync; load reports anything else.
+      await latest().catch(() => {})
+      if (open) await load(open.session_id, false)
     },
 
     async older(limit = pageSize) {
       const t = read().transcript
       if (!open || t?.session_id !== open.session_id || !t.loaded || !t.older_cursor) return false
       const { session_id, session } = open
-      const page = await session.messages({ cursor: t.older_cursor, limit })
+      const cursor = t.older_cursor
+      const page = await session.messages({ cursor, limit })
       if (openId() !== session_id) return false
-      patch(session_id, (tt) => loadPage(tt, page, { older: true }))
+      // Only onto the list it continues (not a window that replaced it meanwhile).
+      patch(session_id, (tt) => (tt.older_cursor === cursor ? loadPage(tt, page, { older: true }) : tt))
       return true
     },
 

@@ -156,10 +156,22 @@ describe('pages across deep fork chains', () => {
       code: 'invalid_request',
     })
     await expect(a.messages({ after: 'x' })).rejects.toMatchObject({ code: 'invalid_request' })
-    // Cleared messages are not shown, so not found either.
+    // The parent's messages past the fork point are not the fork's.
+    writeMessages(rt, root.session_id, 1, 'later', () => 'root later')
+    const later = (await root.messages({ limit: 1 })).items[0]!
+    await expect(a.messages({ around: later.message_id })).rejects.toMatchObject({ code: 'not_found' })
+    // Cleared messages are not shown, so not found either; what is written after them is.
     await rt.sessions.clear_messages(a.session_id)
     await expect(a.messages({ around: own.message_id })).rejects.toMatchObject({ code: 'not_found' })
     expect(await a.messages({ after: '0' })).toEqual({ items: [], next_cursor: null, newer_cursor: null })
+    writeMessages(rt, a.session_id, 3, 'again', (i) => `again ${i}`)
+    const again = (await a.messages({ limit: 3 })).items.map((m) => m.message_id)
+    const around = await a.messages({ around: again[1]!, limit: 3 })
+    expect(around).toMatchObject({ next_cursor: null, newer_cursor: null })
+    expect(around.items.map((m) => m.message_id)).toEqual(again)
+    const first = await a.messages({ after: '0', limit: 2 })
+    expect(first.items.map((m) => m.message_id)).toEqual(again.slice(0, 2))
+    expect(first.next_cursor).toBeNull()
     await rt.close()
   })
 })

@@ -369,7 +369,12 @@ describe('app store', () => {
     const pages: Record<string, MessagesPage> = {
       around: { items: [msg('m4', 4), msg('m5', 5), msg('m6', 6)], next_cursor: 'c4', newer_cursor: 'n6' },
       n6: { items: [msg('m7', 7), msg('m8', 8)], next_cursor: 'c7', newer_cursor: 'n8' },
-      n8: { items: [msg('m9', 9), msg('m10', 10)], next_cursor: 'c9', newer_cursor: null },
+      // m11, published (and dropped) while away, was persisted before: the page holds it.
+      n8: {
+        items: [msg('m9', 9), msg('m10', 10), msg('m11', 11, { parts: [text('p', 'late')] })],
+        next_cursor: 'c9',
+        newer_cursor: null,
+      },
     }
     host.on('session.messages', ({ around, after }) =>
       around === 'm5' ? pages.around : after ? pages[after as string] : { items: [], next_cursor: null },
@@ -400,7 +405,8 @@ describe('app store', () => {
     expect(ids()).toEqual(['m4', 'm5', 'm6', 'm7', 'm8'])
     expect(state().transcript?.newer_cursor).toBe('n8')
     await app.actions.loadNewer()
-    expect(ids()).toEqual(['m4', 'm5', 'm6', 'm7', 'm8', 'm9', 'm10'])
+    expect(ids()).toEqual(['m4', 'm5', 'm6', 'm7', 'm8', 'm9', 'm10', 'm11'])
+    expect(firstText(state().transcript?.messages.get('m11'))).toBe('late')
     expect(state().transcript?.newer_cursor).toBeNull()
     // At the newest: live messages are placed again.
     emit(messageMut(msg('m12', 12, { parts: [text('p', 'new')] })))
@@ -455,6 +461,86 @@ describe('app store', () => {
       .map((c) => c.method)
       .filter((m) => m === 'session.messages' || m === 'session.prompt')
     expect(order.slice(-2)).toEqual(['session.messages', 'session.prompt'])
+  })
+
+  it('another hit in the chat shown in a window asks for its page only, never the newest in between', async () => {
+    const { host, app, state } = setup({ items: [msg('m9', 9), msg('m10', 10)], next_cursor: 'c9' })
+    await app.actions.boot()
+    const pageAround = (n: number): MessagesPage => ({
+      items: [msg(`m${n - 1}`, n - 1), msg(`m${n}`, n), msg(`m${n + 1}`, n + 1)],
+      next_cursor: `c${n - 1}`,
+      newer_cursor: `n${n + 1}`,
+    })
+    host.on('session.messages', (p) => (p.around ? pageAround(Number(String(p.around).slice(1))) : null))
+    await app.actions.openAt(SID, 'm3')
+    const asked = () => host.calls.filter((c) => c.method === 'session.messages').map((c) => c.params)
+    const before = asked().length
+    await app.actions.openAt(SID, 'm6')
+    expect(asked().slice(before)).toEqual([{ session_id: SID, around: 'm6', limit: 100 }])
+    // One already in the window: no request at all.
+    await app.actions.openAt(SID, 'm7')
+    expect(asked().length).toBe(before + 1)
+    expect(state().focus?.message_id).toBe('m7')
+  })
+
+  it('answers asked for the list a window replaced are not merged into the window', async () => {
+    const { host, app, state, emit, frame } = setup({ items: [msg('m90', 90)], next_cursor: 'c90' })
+    await app.actions.boot()
+    const window: MessagesPage = { items: [msg('m5', 5)], next_cursor: 'c5', newer_cursor: 'n5' }
+    let release: () => void = () => {}
+    const gate = new Promise<void>((ok) => (release = ok))
+    host.on('session.messages', async (p) => {
+      if (p.around) return window
+      await gate
+      return p.cursor === 'c90'
+        ? { items: [msg('m89', 89)], next_cursor: 'c89' }
+        : { items: [msg('m90', 90), msg('m91', 91)], next_cursor: 'c90' }
+    })
+    // An older page and a heal (a delta that did not fit: the newest page is read) in flight…
+    const older = app.actions.loadOlder()
+    emit(delta('m91', 'p', 5, 'gap'))
+    frame()
+    await settle()
+    // …when a hit far back opens its window; then they answer.
+    await app.actions.openAt(SID, 'm5')
+    release()
+    await older
+    await settle()
+    frame()
+    expect(
+      state()
+        .transcript?.messages.toArray()
+        .map((m) => m.message_id),
+    ).toEqual(['m5'])
+    expect(state().transcript).toMatchObject({ older_cursor: 'c5', newer_cursor: 'n5' })
+  })
+
+  it('Jump to latest replaces the window even when its last newer page reached the newest first', async () => {
+    const { host, app, state } = setup({ items: [msg('m9', 9)], next_cursor: 'c9' })
+    await app.actions.boot()
+    let release: () => void = () => {}
+    const gate = new Promise<void>((ok) => (release = ok))
+    host.on('session.messages', async (p) => {
+      if (p.around) return { items: [msg('m2', 2)], next_cursor: 'c2', newer_cursor: 'n2' }
+      if (p.after) return { items: [msg('m3', 3), msg('m9', 9)], next_cursor: 'c3', newer_cursor: null }
+      await gate
+      return { items: [msg('m9', 9)], next_cursor: 'c9' }
+    })
+    await app.actions.openAt(SID, 'm2')
+    const windowList = state().transcript!.messages.growth.lineage
+    const latest = app.actions.showLatest()
+    await app.actions.loadNewer()
+    expect(state().transcript?.newer_cursor).toBeNull()
+    release()
+    await latest
+    // A new list (the view goes to its end on one), holding the newest page.
+    expect(state().transcript!.messages.growth.lineage).not.toBe(windowList)
+    expect(
+      state()
+        .transcript?.messages.toArray()
+        .map((m) => m.message_id),
+    ).toEqual(['m9'])
+    expect(state().transcript?.older_cursor).toBe('c9')
   })
 
   it('a hit the host cannot find is reported, and the transcript stays as it was', async () => {

@@ -316,7 +316,9 @@ export function createActiveSlice(api: SliceApi): Slice<ActiveState, ActiveActio
     },
 
     async openAt(session_id, message_id) {
-      await actions.openSession(session_id)
+      // Not openSession's way back to the newest when the chat is open: the hit may be in the
+      // window shown, and a window left for the newest page would be replaced again at once.
+      if (openId(api) !== session_id) await actions.openSession(session_id)
       try {
         await sync.jump(message_id, WINDOW)
       } catch (err) {
