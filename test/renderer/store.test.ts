@@ -471,7 +471,11 @@ describe('app store', () => {
       next_cursor: `c${n - 1}`,
       newer_cursor: `n${n + 1}`,
     })
-    host.on('session.messages', (p) => (p.around ? pageAround(Number(String(p.around).slice(1))) : null))
+    host.on('session.messages', (p) => {
+      // Only pages around a hit are expected here (a read of the newest page would fail the test).
+      if (!p.around) throw new Error(`unexpected page: ${JSON.stringify(p)}`)
+      return pageAround(Number(String(p.around).slice(1)))
+    })
     await app.actions.openAt(SID, 'm3')
     const asked = () => host.calls.filter((c) => c.method === 'session.messages').map((c) => c.params)
     const before = asked().length
