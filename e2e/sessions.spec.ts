@@ -180,6 +180,15 @@ test.describe('sessions', () => {
     await expect(target).toHaveCount(0)
     await expect(transcript(page).getByRole('article').last()).toBeInViewport()
 
+    // And so does End in the transcript (the chat's end, not the window's).
+    await results.getByRole('button', { name: 'Release checklist, 2 messages' }).click()
+    await hit.click()
+    await expect(target).toBeInViewport({ timeout: 15_000 })
+    await transcript(page).press('End')
+    await expect(newer).toHaveCount(0)
+    await expect(target).toHaveCount(0)
+    await expect(transcript(page).getByRole('article').last()).toBeInViewport()
+
     // And so does the chat's own entry, followed from a window of that chat.
     await results.getByRole('button', { name: 'Release checklist, 2 messages' }).click()
     await hit.click()

@@ -373,17 +373,15 @@ function instrument() {
     bench.probing = false
     return { frames: bench.frames, longtasks: bench.longtasks }
   }
-  /** Clicks a search hit; resolves once the message holding `text` is in view and painted. */
-  bench.openHit = (selector, text) =>
+  /**
+   * Does `act`, then resolves with the time from it until the first frame in which `ready()`
+   * holds has painted (checked at every DOM change and every frame).
+   */
+  const paintedAfter = (act, ready) =>
     new Promise((ok) => {
       let done = false
       const check = () => {
-        if (done) return
-        const log = document.querySelector('[role="log"]')
-        const box = log?.getBoundingClientRect()
-        const hit = [...(log?.querySelectorAll('article') ?? [])].find((a) => a.textContent.includes(text))
-        const at = hit?.getBoundingClientRect()
-        if (!at || at.bottom < box.top || at.top > box.bottom) return
+        if (done || !ready()) return
         done = true
         mo.disconnect()
         requestAnimationFrame(() => {
@@ -399,43 +397,38 @@ function instrument() {
         if (!done) requestAnimationFrame(poll)
       }
       const t0 = performance.now()
-      document.querySelector(selector).click()
+      act()
       requestAnimationFrame(poll)
     })
+  /** Clicks a search hit; resolves once the message holding `text` is in view and painted. */
+  bench.openHit = (selector, text) =>
+    paintedAfter(
+      () => document.querySelector(selector).click(),
+      () => {
+        const log = document.querySelector('[role="log"]')
+        const box = log?.getBoundingClientRect()
+        const hit = [...(log?.querySelectorAll('article') ?? [])].find((a) => a.textContent.includes(text))
+        const at = hit?.getBoundingClientRect()
+        return Boolean(at) && at.bottom >= box.top && at.top <= box.bottom
+      },
+    )
   /**
    * Opens a session through the URL (as a link or the keyboard would) and resolves with the time
    * until the first frame that shows its newest message (the log is loaded, scrolled to the
    * bottom, and holds `text`) has painted.
    */
   bench.navigate = (session_id, text) =>
-    new Promise((ok) => {
-      const t0 = performance.now()
-      let done = false
-      const check = () => {
-        if (done) return
+    paintedAfter(
+      () => (window.location.hash = `#/s/${session_id}`),
+      () => {
         const log = document.querySelector('[role="log"]')
-        if (!log || log.getAttribute('aria-busy') !== 'false') return
+        if (!log || log.getAttribute('aria-busy') !== 'false') return false
         const articles = log.querySelectorAll('article')
         const last = articles[articles.length - 1]
-        if (!last || !last.textContent.includes(text)) return
-        if (log.scrollHeight - log.scrollTop - log.clientHeight > 2) return
-        done = true
-        mo.disconnect()
-        requestAnimationFrame(() => {
-          const ch = new MessageChannel()
-          ch.port1.onmessage = () => ok(performance.now() - t0)
-          ch.port2.postMessage(0)
-        })
-      }
-      const mo = new MutationObserver(check)
-      mo.observe(document, { subtree: true, childList: true, characterData: true, attributes: true })
-      const poll = () => {
-        check()
-        if (!done) requestAnimationFrame(poll)
-      }
-      window.location.hash = `#/s/${session_id}`
-      requestAnimationFrame(poll)
-    })
+        if (!last || !last.textContent.includes(text)) return false
+        return log.scrollHeight - log.scrollTop - log.clientHeight <= 2
+      },
+    )
 }
 
 /** rAF intervals while the page does nothing (the baseline of every frame figure). */

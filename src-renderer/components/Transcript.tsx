@@ -389,6 +389,12 @@ export function Transcript() {
         aria-busy={transcript !== null && !transcript.loaded}
         tabIndex={0}
         onScroll={onScroll}
+        onKeyDown={(e) => {
+          // End goes to the chat's end, which a window's end is not.
+          if (e.key !== 'End' || e.shiftKey || e.altKey || !newerCursor) return
+          e.preventDefault()
+          toBottom()
+        }}
       >
         {empty ? (
           <div className="transcript-empty">
