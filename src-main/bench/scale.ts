@@ -315,15 +315,15 @@ export async function forkChain(dir: string): Promise<void> {
 }
 
 /**
- * `messages()` pages of 500 deep in the 100,000-message session (the pages a search hit far back
- * or a long scroll up reads) against its newest page: a page's cost must not grow with how far
+ * `messages()` pages of 500 deep in the 100,000-message session (the pages a long scroll up, an
+ * export through the SDK or a client reading the whole history reads) against its newest page: a page's cost must not grow with how far
  * back it is. Each page's query once started at the newest row and stepped over every row
  * newer than its cursor (5 ms a page 100,000 messages back, 0.26 ms at the newest).
  */
 export async function deepPages(dir: string, big: string): Promise<void> {
   const rt = openRuntime({ dataDir: dir, ...quiet })
   const s = await rt.sessions.get(big)
-  // The cursors of every page, newest first, read once (the walk a seek makes).
+  // The cursors of every page, newest first, read once (a whole history read page by page).
   const cursors: string[] = []
   const t0 = performance.now()
   const first = await s.messages({ limit: 500 })
