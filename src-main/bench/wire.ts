@@ -16,8 +16,8 @@ import { compare, fmt, median } from './stats'
 /**
  * The pause before each prompt "into an idle app". BENCH_IDLE_MS=40 moves the next prompt past
  * the open tab's render of the last turn (its events leave a frame, 16 ms, after the turn; it
- * then renders for ~8 ms): with it the tab-open figure equals the tab-less one (1.13 against
- * 1.15 ms over raw, one run), with 20 it was 0.14 ms above it.
+ * then renders for ~8 ms): with it the tab-open figure equals the tab-less one (1.15 against
+ * 1.13 ms over raw, one run), with 20 it was 0.14 ms above it.
  */
 const IDLE_MS = Number(process.env.BENCH_IDLE_MS ?? 20)
 
