@@ -96,6 +96,17 @@ const Row = memo(function Row({ message, highlighted, measure, observer }: RowPr
   )
 })
 
+/** The button at one end of the list that loads the next page there. */
+function LoadMore(props: { at: 'older' | 'newer'; busy: boolean; load: () => Promise<void>; what: string }) {
+  return (
+    <div className={`load-${props.at}`}>
+      <button type="button" className="btn btn-small" disabled={props.busy} onClick={() => void props.load()}>
+        {props.busy ? `Loading ${props.what} messages…` : `Load ${props.what} messages`}
+      </button>
+    </div>
+  )
+}
+
 /**
  * The conversation, newest at the bottom, virtualised: only the messages near the viewport are
  * in the DOM, so a 10,000-message session scrolls like a short one. The window of rows is in
@@ -409,18 +420,7 @@ export function Transcript() {
               paddingBottom: total - rows.top(end) + (newerCursor ? PAD_BOTTOM_MORE : PAD_BOTTOM),
             }}
           >
-            {olderCursor && (
-              <div className="load-older">
-                <button
-                  type="button"
-                  className="btn btn-small"
-                  disabled={loadingOlder}
-                  onClick={() => void loadOlder()}
-                >
-                  {loadingOlder ? 'Loading earlier messages…' : 'Load earlier messages'}
-                </button>
-              </div>
-            )}
+            {olderCursor && <LoadMore at="older" busy={loadingOlder} load={loadOlder} what="earlier" />}
             <div className={away ? 'vwindow' : 'vwindow vwindow-end'}>
               {messages.slice(start, end).map((m) => (
                 <Row
@@ -432,18 +432,7 @@ export function Transcript() {
                 />
               ))}
             </div>
-            {newerCursor && (
-              <div className="load-newer">
-                <button
-                  type="button"
-                  className="btn btn-small"
-                  disabled={loadingNewer}
-                  onClick={() => void loadNewer()}
-                >
-                  {loadingNewer ? 'Loading newer messages…' : 'Load newer messages'}
-                </button>
-              </div>
-            )}
+            {newerCursor && <LoadMore at="newer" busy={loadingNewer} load={loadNewer} what="newer" />}
             <div className="vend" aria-hidden="true" />
           </div>
         )}
