@@ -164,7 +164,6 @@ export const Markdown = memo(function Markdown({
             modes={modes.slice(start, end)}
             final={end === blocks.length}
             growing={streaming && end === blocks.length}
-            nearEnd={streaming && k === starts.length - 2}
           />
         )
       })}
@@ -185,14 +184,11 @@ const Section = memo(
     modes,
     final,
     growing,
-    nearEnd,
   }: {
     texts: string[]
     modes: BlockMode[]
     final: boolean
     growing: boolean
-    /** The section before a streaming reply's growing one: never skipped either (markdown.css). */
-    nearEnd: boolean
   }) {
     // Its size until it is first laid out (a long reply's sections far from the view never are):
     // about a line per 80 characters. Not while its text grows (the last section of a streaming
@@ -206,10 +202,7 @@ const Section = memo(
     // Its last block continues in the next section (a paragraph cut in blocks): no gap either.
     const joined = !final && !texts[texts.length - 1]!.endsWith('\n')
     return (
-      <div
-        className={`md-section${joined ? ' md-joined' : ''}${growing ? ' md-growing' : ''}${nearEnd ? ' md-near-end' : ''}`}
-        style={style}
-      >
+      <div className={`md-section${joined ? ' md-joined' : ''}${growing ? ' md-growing' : ''}`} style={style}>
         {texts.map((b, i) => (
           <Block
             key={i}
