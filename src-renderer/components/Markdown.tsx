@@ -1,4 +1,14 @@
-import { isValidElement, memo, useEffect, useMemo, useState, type CSSProperties, type ReactNode } from 'react'
+import {
+  isValidElement,
+  memo,
+  useEffect,
+  useLayoutEffect,
+  useMemo,
+  useRef,
+  useState,
+  type CSSProperties,
+  type ReactNode,
+} from 'react'
 import { flushSync } from 'react-dom'
 import ReactMarkdown, { type Components } from 'react-markdown'
 import rehypeKatex from 'rehype-katex'
@@ -101,6 +111,9 @@ const Block = memo(function Block({
   )
 })
 
+/** Fired (bubbling) by a streaming reply whose frame brought more than one new section. */
+export const SECTIONS_ADDED = 'arbor-md-sections-added'
+
 /**
  * Assistant text as GitHub-flavoured markdown. Raw HTML is shown as literal text, never
  * rendered (react-markdown without rehype-raw); unsafe URLs are dropped by its default transform.
@@ -153,8 +166,22 @@ export const Markdown = memo(function Markdown({
   // In sections whether long or not: a reply that streamed and ended shorter than LONG_TEXT keeps
   // its elements (only the class changes), so its end does not lay every block out anew.
   const starts = sectionStarts(blocks)
+  // A frame of a fast stream can bring a finished section besides the growing one (or a reply
+  // first shown mid-stream several): the view that follows the reply must be at its new end
+  // before the browser decides which new sections are near the view, or it skips one that the
+  // view then shows, and paints an empty box for a frame (markdown.css). The transcript moves
+  // the view there when it hears of it; a frame that only grows the last section, or brings its
+  // next one, leaves the view to the browser's scroll anchor as before.
+  const root = useRef<HTMLDivElement>(null)
+  const [shown] = useState({ sections: 0 })
+  useLayoutEffect(() => {
+    const before = shown.sections
+    shown.sections = starts.length
+    if (streaming && starts.length > before + 1)
+      root.current?.dispatchEvent(new Event(SECTIONS_ADDED, { bubbles: true }))
+  })
   return (
-    <div className={long ? 'markdown markdown-long' : 'markdown'} dir="auto">
+    <div ref={root} className={long ? 'markdown markdown-long' : 'markdown'} dir="auto">
       {starts.map((start, k) => {
         const end = starts[k + 1] ?? blocks.length
         return (

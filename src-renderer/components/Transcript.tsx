@@ -10,6 +10,7 @@ import { RowLayout } from '../lib/rows'
 import { useActions, useApp } from '../state/hooks'
 import { MessageList } from '../state/messages'
 import { EmptyState } from './EmptyState'
+import { SECTIONS_ADDED } from './Markdown'
 import { MessageView } from './MessageView'
 
 /** How close to the bottom (px) still counts as "following" the conversation. */
@@ -342,6 +343,18 @@ export function Transcript() {
     scrollTo(el, padTop + rows.top(i) - 80)
     setHighlight(focus.message_id)
   }, [focus, messages, measured, rows, padTop, view, scrollTo])
+
+  // A streaming reply's frame brought finished sections besides the growing one (Markdown.tsx):
+  // the view goes to the new end now, before the browser decides which sections are near it.
+  useEffect(() => {
+    const el = ref.current
+    if (!el) return
+    const pin = () => {
+      if (view.follow && view.end === latest.current.messages.length) pinToEnd(el)
+    }
+    el.addEventListener(SECTIONS_ADDED, pin)
+    return () => el.removeEventListener(SECTIONS_ADDED, pin)
+  }, [view, pinToEnd])
 
   // The viewport itself can change size (an approval opens below, the window is resized).
   useEffect(() => {
