@@ -161,6 +161,18 @@ test.describe('sessions', () => {
     const newer = transcript(page).getByRole('button', { name: /newer messages/ })
     await expect(jump).toBeVisible()
     await expect(newer).toHaveCount(1)
+
+    // The host goes away and comes back: the tab reconnects by itself and reads the window again
+    // where it is, so the reader still sees the hit (it used to be replaced by the newest page).
+    const banner = page.getByRole('status').filter({ hasText: 'Reconnecting' })
+    await host.kill()
+    await expect(banner).toBeVisible({ timeout: 10_000 })
+    await host.startAgain()
+    await expect(banner).toHaveCount(0, { timeout: 15_000 })
+    await expect(target).toBeInViewport()
+    await expect(newer).toHaveCount(1)
+    await expect(jump).toBeVisible()
+
     await expect(async () => {
       await transcript(page).evaluate((el) => el.scrollTo(0, el.scrollHeight))
       await expect(newer).toHaveCount(0, { timeout: 500 })

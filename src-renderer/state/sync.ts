@@ -53,7 +53,10 @@ export interface SessionSync {
   open(session_id: string): Promise<void>
   /** Reads the open session again from scratch (its visible history changed wholesale). */
   reload(): Promise<void>
-  /** After a reconnect: reloads the latest page and the pending interactions, then merges. */
+  /**
+   * After a reconnect: reloads the latest page and the pending interactions, then merges; a
+   * window away from the newest is read again where it is.
+   */
   resync(): Promise<void>
   /** Merges the next older page; false when there is none (or the session changed meanwhile). */
   older(limit?: number): Promise<boolean>
@@ -209,6 +212,46 @@ export function createSessionSync(opts: SyncOptions): SessionSync {
     )
   }
 
+  /**
+   * After a reconnect, a window away from the newest: read again from its first message as far
+   * as it reached (its first message alone, then the pages after it), in one write, so the view
+   * keeps the reader's place and the window holds what changed in it meanwhile. False when it
+   * cannot be: its first message is gone (the chat cleared), or no window is shown.
+   */
+  async function rereadWindow(): Promise<boolean> {
+    const t = read().transcript
+    const first = t?.messages.at(0)
+    if (!open || t?.session_id !== open.session_id || t.newer_cursor === null || !first) return false
+    const { session_id, session } = open
+    const head = await session.messages({ around: first.message_id, limit: 1 }).catch((err: unknown) => {
+      if (err instanceof ClientError && err.code === 'not_found') return null
+      throw err
+    })
+    if (!head) return false
+    const items = [...head.items]
+    let newer = head.newer_cursor ?? null
+    while (newer && items.length < t.messages.length) {
+      const page = await session.messages({
+        after: newer,
+        limit: Math.min(pageSize, t.messages.length - items.length),
+      })
+      items.push(...page.items)
+      newer = page.newer_cursor ?? null
+    }
+    if (openId() !== session_id) return true
+    // Not if the window was left or moved meanwhile (Jump to latest, another hit). A message
+    // that changed live after it was read keeps its newer revision.
+    patch(session_id, (tt) => {
+      if (tt.messages.at(0)?.message_id !== first.message_id || tt.newer_cursor === null) return tt
+      const fresh = items.map((m) => {
+        const mine = tt.messages.get(m.message_id)
+        return mine && mine.revision > m.revision ? mine : m
+      })
+      return loadWindow(tt, { items: fresh, next_cursor: head.next_cursor, newer_cursor: newer })
+    })
+    return true
+  }
+
   function leave() {
     batcher.flush()
     open?.unsubscribe()
@@ -242,10 +285,13 @@ export function createSessionSync(opts: SyncOptions): SessionSync {
 
     async resync() {
       // The SDK re-subscribed and resent the info; the page and interactions are ours. A window
-      // away from the newest missed what changed meanwhile in it: the newest page is shown.
+      // away from the newest missed what changed meanwhile in it: it is read again where it is,
+      // or, its first message gone, the newest page is shown.
       if (!open) return
       // A connection lost again is healed by the next resync; load reports anything else.
-      await latest().catch(() => {})
+      await rereadWindow()
+        .then((kept) => (kept ? undefined : latest()))
+        .catch(() => {})
       if (open) await load(open.session_id, false)
     },
 
