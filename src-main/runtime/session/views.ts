@@ -149,16 +149,17 @@ function pageAfter(ctx: SessionContext, after: number, limit: number): MessagesP
  */
 function pageAround(ctx: SessionContext, message_id: string, limit: number): MessagesPage {
   const m = ctx.store.getMessage(message_id)
-  // In this session's visible history: its lineage (a fork's parent up to the fork point), not
-  // cleared, not a sibling fork's message at the same seq.
-  const seen = m && newerThan(ctx, m.seq - 1, 1)[0]
-  if (!m || seen?.message_id !== message_id)
+  // The message and those older: the newest of them is the one this session shows at its seq,
+  // so it is the message itself only when the session shows it (its lineage, a fork's parent up
+  // to the fork point; not cleared, not a sibling fork's message at the same seq).
+  const older = m ? ctx.store.listMessages(ctx.id, { before_seq: m.seq + 1, limit: limit + 1 }) : []
+  if (older[0]?.message_id !== message_id)
     throw new ArborError(
       'not_found',
       `Message ${message_id} is not in this chat's history (it may have been cleared, or belong to another chat).`,
     )
-  const older = ctx.store.listMessages(ctx.id, { before_seq: m.seq + 1, limit: limit + 1 })
-  const newer = newerThan(ctx, m.seq, limit + 1)
+  const seq = older[0].seq
+  const newer = newerThan(ctx, seq, limit + 1)
   let n = Math.min(newer.length, Math.floor(limit / 2))
   const o = Math.min(older.length, limit - n)
   n = Math.min(newer.length, limit - o)
