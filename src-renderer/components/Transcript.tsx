@@ -2,16 +2,15 @@
  * A virtualiser measures the DOM after it renders and must correct positions before the frame
  * paints: state set in layout effects, and a measurement cache mutated outside React's data
  * flow (re-renders are requested explicitly through `measured`). */
-import { memo, useCallback, useEffect, useLayoutEffect, useReducer, useRef, useState } from 'react'
+import { useCallback, useEffect, useLayoutEffect, useReducer, useRef, useState } from 'react'
 import { flushSync } from 'react-dom'
-import type { SessionMessage } from '../../src-shared/types'
 import { useReaderInput } from '../lib/reader-input'
 import { RowLayout } from '../lib/rows'
 import { useActions, useApp } from '../state/hooks'
 import { MessageList } from '../state/messages'
 import { EmptyState } from './EmptyState'
 import { SECTIONS_ADDED } from './Markdown'
-import { MessageView } from './MessageView'
+import { LoadMore, Row, record, takeHeights, type Measure } from './TranscriptRow'
 
 /** How close to the bottom (px) still counts as "following" the conversation. */
 const FOLLOW_SLACK = 64
@@ -32,80 +31,9 @@ const PAD_BOTTOM_MORE = 100
 const ESTIMATE = 120
 const NO_MESSAGES = MessageList.empty()
 
-interface Measure {
-  heights: Map<string, number>
-  /** Rows measured since the layout last took their heights. */
-  changed: Set<string>
-  dirty: boolean
-  /**
-   * Rows mounting now are measured by the row observer, after the browser's own layout, not by
-   * reading layout as they mount: the view follows the end, where the browser places every row of
-   * the window and nothing painted depends on a row's measured height.
-   */
-  lazy: boolean
-}
-
-function record(m: Measure, key: string, h: number): void {
-  const old = m.heights.get(key)
-  if (old !== undefined && Math.abs(old - h) < 0.5) return
-  m.heights.set(key, h)
-  m.changed.add(key)
-  m.dirty = true
-}
-
-interface RowProps {
-  message: SessionMessage
-  highlighted: boolean
-  measure: Measure
-  observer: ResizeObserver | null
-}
-
 /** The rows to render for a viewport (its height unknown before the first layout). */
 function visibleRows(rows: RowLayout, view: { top: number; height: number }, padTop: number) {
   return rows.visibleRange(view.top - padTop, view.height || 900, OVERSCAN)
-}
-
-/** The row layout takes the heights measured since it last did. */
-function takeHeights(rows: RowLayout, measure: Measure, messages: MessageList): void {
-  for (const key of measure.changed) {
-    const h = measure.heights.get(key)
-    const i = messages.indexOf(key)
-    if (h !== undefined && i >= 0) rows.setHeight(i, h)
-  }
-  measure.changed.clear()
-}
-
-/** One message in the window, measured when it mounts and whenever it resizes. */
-const Row = memo(function Row({ message, highlighted, measure, observer }: RowProps) {
-  const ref = useRef<HTMLDivElement>(null)
-  // Measured when it mounts (so the rows below it and the reader's place are right in its first
-  // frame), unless the view follows the end; later changes of size come from the ResizeObserver,
-  // after the browser's own layout: a streaming reply never forces an extra layout per frame.
-  useLayoutEffect(() => {
-    if (ref.current && !measure.lazy) record(measure, message.message_id, ref.current.offsetHeight)
-  }, [measure, message.message_id])
-  useLayoutEffect(() => {
-    const el = ref.current
-    if (!el || !observer) return
-    observer.observe(el)
-    return () => observer.unobserve(el)
-  }, [observer])
-  return (
-    <div ref={ref} className={`vitem${highlighted ? ' focused' : ''}`} data-key={message.message_id}>
-      <MessageView message={message} />
-    </div>
-  )
-})
-
-/** The button at one end of the list that loads the next page there. */
-function LoadMore(props: { at: 'older' | 'newer'; busy: boolean; load: () => Promise<void>; what: string }) {
-  return (
-    <div className={`load-${props.at}`}>
-      <button type="button" className="btn btn-small" disabled={props.busy} onClick={() => void props.load()}>
-        {props.busy ? `Loading ${props.what} messages…` : `Load ${props.what} messages`}
-      </button>
-    </div>
-  )
 }
 
 /**
