@@ -88,6 +88,20 @@ function operationId(): string {
 export function createActiveSlice(api: SliceApi): Slice<ActiveState, ActiveActions> {
   const { arbor, sync, get, set, options } = api
 
+  /** Reads the next page at one end of the transcript, if there is one and none is on its way. */
+  const nextPage = async (end: 'older' | 'newer', read: () => Promise<boolean>) => {
+    const busy = end === 'older' ? 'loadingOlder' : 'loadingNewer'
+    if (!get().transcript?.[`${end}_cursor`] || get()[busy]) return
+    set({ [busy]: true })
+    try {
+      await read()
+    } catch (err) {
+      api.fail(`Could not load ${end === 'older' ? 'earlier' : 'newer'} messages`, err)
+    } finally {
+      set({ [busy]: false })
+    }
+  }
+
   /** The user prompt that started a turn, if it is loaded (a turn's messages are contiguous). */
   const promptOf = (turn_id: string | undefined): SessionMessage | undefined => {
     const list = get().transcript?.messages
@@ -221,18 +235,7 @@ export function createActiveSlice(api: SliceApi): Slice<ActiveState, ActiveActio
     setInstructions: (instructions) =>
       command('Could not save the instructions of this chat', (s) => s.set({ env: { instructions } })),
 
-    async loadOlder() {
-      const t = get().transcript
-      if (!t?.older_cursor || get().loadingOlder) return
-      set({ loadingOlder: true })
-      try {
-        await sync.older()
-      } catch (err) {
-        api.fail('Could not load earlier messages', err)
-      } finally {
-        set({ loadingOlder: false })
-      }
-    },
+    loadOlder: () => nextPage('older', () => sync.older()),
 
     async steer(text) {
       const session = open()
@@ -328,17 +331,7 @@ export function createActiveSlice(api: SliceApi): Slice<ActiveState, ActiveActio
       if (openId(api) === session_id) set({ focus: { message_id, nonce: Date.now() } })
     },
 
-    async loadNewer() {
-      if (!get().transcript?.newer_cursor || get().loadingNewer) return
-      set({ loadingNewer: true })
-      try {
-        await sync.newer()
-      } catch (err) {
-        api.fail('Could not load newer messages', err)
-      } finally {
-        set({ loadingNewer: false })
-      }
-    },
+    loadNewer: () => nextPage('newer', () => sync.newer()),
 
     async showLatest() {
       try {
