@@ -111,7 +111,7 @@ const Block = memo(function Block({
   )
 })
 
-/** Fired (bubbling) by a streaming reply whose frame brought more than one new section. */
+/** Fired (bubbling) by a streaming reply whose frame brought a section the browser may skip. */
 export const SECTIONS_ADDED = 'arbor-md-sections-added'
 
 /**
@@ -167,18 +167,20 @@ export const Markdown = memo(function Markdown({
   // its elements (only the class changes), so its end does not lay every block out anew.
   const starts = sectionStarts(blocks)
   // A frame of a fast stream can bring a finished section besides the growing one (or a reply
-  // first shown mid-stream several): the view that follows the reply must be at its new end
-  // before the browser decides which new sections are near the view, or it skips one that the
-  // view then shows, and paints an empty box for a frame (markdown.css). The transcript moves
-  // the view there when it hears of it; a frame that only grows the last section, or brings its
-  // next one, leaves the view to the browser's scroll anchor as before.
+  // first shown mid-stream several, or its last frame a section or two): the view that follows
+  // the reply must be at its new end before the browser decides which new sections are near the
+  // view, or it skips one that the view then shows, and paints an empty box for a frame
+  // (markdown.css). The transcript moves the view there when it hears of it. A streaming
+  // reply's growing section is never skipped: a frame that only grows it, or brings the next
+  // one, leaves the view to the browser's scroll anchor as before.
   const root = useRef<HTMLDivElement>(null)
-  const [shown] = useState({ sections: 0 })
+  const [shown] = useState({ sections: 0, streaming: false })
   useLayoutEffect(() => {
-    const before = shown.sections
+    const skippable = starts.length - shown.sections - (streaming ? 1 : 0)
+    const streamed = streaming || shown.streaming
     shown.sections = starts.length
-    if (streaming && starts.length > before + 1)
-      root.current?.dispatchEvent(new Event(SECTIONS_ADDED, { bubbles: true }))
+    shown.streaming = streaming
+    if (streamed && skippable > 0) root.current?.dispatchEvent(new Event(SECTIONS_ADDED, { bubbles: true }))
   })
   return (
     <div ref={root} className={long ? 'markdown markdown-long' : 'markdown'} dir="auto">

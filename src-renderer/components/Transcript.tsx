@@ -62,10 +62,11 @@ export function Transcript() {
   }))
   const [rows] = useState(() => new RowLayout(ESTIMATE))
   const [measured, setMeasured] = useState(0)
-  // Where the viewport is, the range of rows that was rendered for it, and whether it follows
-  // the end. Held outside React's state: scrolling (ours to follow a stream, or the reader's)
-  // re-renders only when the range of rows to show changes, not on every scroll position.
-  const [view] = useState(() => ({ top: 0, height: 0, start: 0, end: 0, follow: true }))
+  // Where the viewport is, the range of rows that was rendered for it (of `rows` in the list),
+  // and whether it follows the end. Held outside React's state: scrolling (ours to follow a
+  // stream, or the reader's) re-renders only when the range of rows to show changes, not on
+  // every scroll position.
+  const [view] = useState(() => ({ top: 0, height: 0, start: 0, end: 0, rows: 0, follow: true }))
   const [, rangeChanged] = useReducer((n: number) => n + 1, 0)
   const [away, setAway] = useState(false)
   const [highlight, setHighlight] = useState<string | null>(null)
@@ -97,6 +98,7 @@ export function Transcript() {
   const { start, end } = visibleRows(rows, view, padTop)
   view.start = start
   view.end = end
+  view.rows = messages.length
   measure.lazy = view.follow && end === messages.length
   /** The space above the window: the padding and the rows above it. */
   const above = padTop + rows.top(start)
@@ -278,7 +280,7 @@ export function Transcript() {
     const el = ref.current
     if (!el) return
     const pin = () => {
-      if (view.follow && view.end === latest.current.messages.length) pinToEnd(el)
+      if (view.follow && view.end === view.rows) pinToEnd(el)
     }
     el.addEventListener(SECTIONS_ADDED, pin)
     return () => el.removeEventListener(SECTIONS_ADDED, pin)

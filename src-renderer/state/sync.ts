@@ -10,6 +10,7 @@ import {
   loadNewer,
   loadPage,
   loadWindow,
+  reloadWindow,
   staleMessageIds,
   type Transcript,
 } from './transcript'
@@ -231,24 +232,23 @@ export function createSessionSync(opts: SyncOptions): SessionSync {
     const items = [...head.items]
     let newer = head.newer_cursor ?? null
     while (newer && items.length < t.messages.length) {
-      const page = await session.messages({
-        after: newer,
-        limit: Math.min(pageSize, t.messages.length - items.length),
-      })
+      const limit = Math.min(pageSize, t.messages.length - items.length)
+      const page = await session.messages({ after: newer, limit })
+      if (page.items.length === 0) break
       items.push(...page.items)
       newer = page.newer_cursor ?? null
     }
     if (openId() !== session_id) return true
-    // Not if the window was left or moved meanwhile (Jump to latest, another hit). A message
-    // that changed live after it was read keeps its newer revision.
-    patch(session_id, (tt) => {
-      if (tt.messages.at(0)?.message_id !== first.message_id || tt.newer_cursor === null) return tt
-      const fresh = items.map((m) => {
-        const mine = tt.messages.get(m.message_id)
-        return mine && mine.revision > m.revision ? mine : m
-      })
-      return loadWindow(tt, { items: fresh, next_cursor: head.next_cursor, newer_cursor: newer })
-    })
+    // Not if the window changed meanwhile: left (Jump to latest, another hit), or a page loaded at
+    // either end (read after the reconnect, it is as fresh as this).
+    patch(session_id, (tt) =>
+      tt.messages.at(0)?.message_id === first.message_id &&
+      tt.messages.length === t.messages.length &&
+      tt.newer_cursor === t.newer_cursor &&
+      tt.older_cursor === t.older_cursor
+        ? reloadWindow(tt, { items, next_cursor: head.next_cursor, newer_cursor: newer })
+        : tt,
+    )
     return true
   }
 

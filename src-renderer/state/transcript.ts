@@ -281,6 +281,18 @@ export function loadWindow(t: Transcript, page: MessagesPage): Transcript {
 }
 
 /**
+ * A window read again where it is (after a reconnect, `SessionSync.resync`): the page's
+ * messages, except one that changed live after the page was read, whose newer revision stays.
+ */
+export function reloadWindow(t: Transcript, page: MessagesPage): Transcript {
+  const items = page.items.map((m) => {
+    const local = t.messages.get(m.message_id)
+    return mergeMessage(local, m) ?? local!
+  })
+  return loadWindow(t, { ...page, items })
+}
+
+/**
  * Merges the page after a window's newest message (`messages({ after })`). When it holds the
  * newest message the window has reached the live session: the messages published meanwhile
  * were persisted before the page was read, so the page holds them, and what is published after

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { createArbor } from '../../src-shared/sdk'
 import type { AppInfo } from '../../src-shared/contract'
-import type { MessagesOptions, MessagesPage, SessionMutation } from '../../src-shared/types'
+import type { MessagesOptions, MessagesPage, SessionMessage, SessionMutation } from '../../src-shared/types'
 import { createApp } from '../../src-renderer/state/store'
 import { staleMessageIds } from '../../src-renderer/state/transcript'
 import { FakeHost, settle } from './fakeHost'
@@ -43,6 +43,45 @@ function setup(page: MessagesPage = { items: [], next_cursor: null }) {
   }
   const emit = (mutation: SessionMutation) => host.emit({ type: 'mutation', mutation })
   return { host, app, state: () => app.store.getState(), frame, emit, opened }
+}
+
+/** A chat of `n` messages m1…mn, paged as the host does (a cursor is a seq; views.ts). */
+function pagedChat(n: number) {
+  let chat = Array.from({ length: n }, (_, i) => msg(`m${i + 1}`, i + 1))
+  const pager = (p: MessagesOptions): MessagesPage => {
+    const limit = p.limit ?? 50
+    const cut = (from: number, to: number) => {
+      const items = chat.slice(Math.max(0, from), Math.min(chat.length, to))
+      return {
+        items,
+        next_cursor: from > 0 && items.length ? String(items[0]!.seq) : null,
+        newer_cursor: to < chat.length && items.length ? String(items.at(-1)!.seq) : null,
+      }
+    }
+    if (p.around) {
+      const i = chat.findIndex((m) => m.message_id === p.around)
+      if (i < 0)
+        throw Object.assign(new Error(`Message ${p.around} is not in this chat.`), { code: 'not_found' })
+      const newer = chat.length - 1 - i
+      let k = Math.min(newer, Math.floor(limit / 2))
+      const o = Math.min(i + 1, limit - k)
+      k = Math.min(newer, limit - o)
+      return cut(i + 1 - o, i + 1 + k)
+    }
+    if (p.after) {
+      const from = chat.findIndex((m) => m.seq > Number(p.after))
+      return cut(from < 0 ? chat.length : from, (from < 0 ? chat.length : from) + limit)
+    }
+    const to = p.cursor ? chat.findIndex((m) => m.seq >= Number(p.cursor)) : chat.length
+    const { items, next_cursor } = cut(to - limit, to)
+    return { items, next_cursor }
+  }
+  return {
+    pager,
+    all: () => chat,
+    set: (messages: SessionMessage[]) => (chat = messages),
+    ids: (from: number, to?: number) => chat.slice(from, to).map((m) => m.message_id),
+  }
 }
 
 describe('app store', () => {
@@ -548,36 +587,8 @@ describe('app store', () => {
   })
 
   it('a reconnect reads a window again where it is, and shows the newest page once its first message is gone', async () => {
-    // A chat of 300 messages, paged as the host does (a cursor is a seq; views.ts).
-    let chat = Array.from({ length: 300 }, (_, i) => msg(`m${i + 1}`, i + 1))
-    const pager = (p: MessagesOptions): MessagesPage => {
-      const limit = p.limit ?? 50
-      const cut = (from: number, to: number) => {
-        const items = chat.slice(Math.max(0, from), Math.min(chat.length, to))
-        return {
-          items,
-          next_cursor: from > 0 && items.length ? String(items[0]!.seq) : null,
-          newer_cursor: to < chat.length && items.length ? String(items.at(-1)!.seq) : null,
-        }
-      }
-      if (p.around) {
-        const i = chat.findIndex((m) => m.message_id === p.around)
-        if (i < 0)
-          throw Object.assign(new Error(`Message ${p.around} is not in this chat.`), { code: 'not_found' })
-        const newer = chat.length - 1 - i
-        let n = Math.min(newer, Math.floor(limit / 2))
-        const o = Math.min(i + 1, limit - n)
-        n = Math.min(newer, limit - o)
-        return cut(i + 1 - o, i + 1 + n)
-      }
-      if (p.after) {
-        const from = chat.findIndex((m) => m.seq > Number(p.after))
-        return cut(from < 0 ? chat.length : from, (from < 0 ? chat.length : from) + limit)
-      }
-      const to = p.cursor ? chat.findIndex((m) => m.seq >= Number(p.cursor)) : chat.length
-      const { items, next_cursor } = cut(to - limit, to)
-      return { items, next_cursor }
-    }
+    const chat = pagedChat(300)
+    const pager = chat.pager
     const { host, app, state } = setup()
     host.on('session.messages', pager)
     await app.actions.boot()
@@ -588,13 +599,15 @@ describe('app store', () => {
     expect(ids().at(0)).toBe('m201')
     await app.actions.openAt(SID, 'm50')
     await app.actions.loadNewer()
-    expect(ids()).toEqual(chat.slice(0, 200).map((m) => m.message_id))
+    expect(ids()).toEqual(chat.ids(0, 200))
     expect(state().transcript?.newer_cursor).toBe('200')
 
     // A message in the window changes while the app is away.
     host.setConnected(false)
-    chat = chat.map((m) =>
-      m.seq === 150 ? { ...m, revision: 2, parts: [text('p', 'changed meanwhile')] } : m,
+    chat.set(
+      chat
+        .all()
+        .map((m) => (m.seq === 150 ? { ...m, revision: 2, parts: [text('p', 'changed meanwhile')] } : m)),
     )
     const firsts: string[] = []
     const stop = app.store.subscribe((s) => firsts.push(s.transcript?.messages.at(0)?.message_id ?? ''))
@@ -602,18 +615,46 @@ describe('app store', () => {
     await settle()
     stop()
     // The same window, never the newest page in between (the view keeps the reader's place).
-    expect(ids()).toEqual(chat.slice(0, 200).map((m) => m.message_id))
+    expect(ids()).toEqual(chat.ids(0, 200))
     expect(state().transcript).toMatchObject({ older_cursor: null, newer_cursor: '200' })
     expect(firstText(state().transcript?.messages.get('m150'))).toBe('changed meanwhile')
     expect(firsts.filter((id) => id !== 'm1')).toEqual([])
 
     // Its first message cleared meanwhile: the window cannot be read again, the newest page shows.
     host.setConnected(false)
-    chat = chat.slice(10)
+    chat.set(chat.all().slice(10))
     host.setConnected(true)
     await settle()
-    expect(ids()).toEqual(chat.slice(-100).map((m) => m.message_id))
+    expect(ids()).toEqual(chat.ids(-100))
     expect(state().transcript?.newer_cursor).toBeNull()
+  })
+
+  it('a reconnect does not undo a page the window loaded while it was read again', async () => {
+    const chat = pagedChat(300)
+    const { host, app, state } = setup()
+    host.on('session.messages', chat.pager)
+    await app.actions.boot()
+    await app.actions.openAt(SID, 'm50')
+    expect(state().transcript?.messages).toHaveLength(100)
+    // The re-read's first answer waits until the reader has loaded the next newer page.
+    let release: () => void = () => {}
+    const gate = new Promise<void>((ok) => (release = ok))
+    host.on('session.messages', async (p) => {
+      if (p.around && p.limit === 1) await gate
+      return chat.pager(p)
+    })
+    host.setConnected(false)
+    host.setConnected(true)
+    await settle()
+    await app.actions.loadNewer()
+    expect(state().transcript?.messages).toHaveLength(200)
+    release()
+    await settle()
+    const ids = state()
+      .transcript?.messages.toArray()
+      .map((m) => m.message_id)
+    expect(ids).toEqual(chat.ids(0, 200))
+    expect(state().transcript?.newer_cursor).toBe('200')
   })
 
   it('a hit the host cannot find is reported, and the transcript stays as it was', async () => {

@@ -90,15 +90,16 @@ export function createActiveSlice(api: SliceApi): Slice<ActiveState, ActiveActio
 
   /** Reads the next page at one end of the transcript, if there is one and none is on its way. */
   const nextPage = async (end: 'older' | 'newer', read: () => Promise<boolean>) => {
-    const busy = end === 'older' ? 'loadingOlder' : 'loadingNewer'
-    if (!get().transcript?.[`${end}_cursor`] || get()[busy]) return
-    set({ [busy]: true })
+    const flag = end === 'older' ? 'loadingOlder' : 'loadingNewer'
+    const busy = (on: boolean) => (end === 'older' ? { loadingOlder: on } : { loadingNewer: on })
+    if (!get().transcript?.[`${end}_cursor`] || get()[flag]) return
+    set(busy(true))
     try {
       await read()
     } catch (err) {
       api.fail(`Could not load ${end === 'older' ? 'earlier' : 'newer'} messages`, err)
     } finally {
-      set({ [busy]: false })
+      set(busy(false))
     }
   }
 
