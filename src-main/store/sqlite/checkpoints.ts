@@ -76,7 +76,7 @@ export function sqliteCheckpoints(db: Db, lineage: Lineage, rows: SessionRows): 
           snapshot_id: newId('snap'),
           session_id: request.session_id,
           head_seq: request.head_seq,
-          head_message_id: lineage.messageAt(request.session_id, request.head_seq)?.message_id ?? null,
+          head_message_id: lineage.messageIdAt(request.session_id, request.head_seq) ?? null,
           reason: request.reason,
           state_hash,
           created_at: Date.now(),
@@ -115,7 +115,7 @@ export function sqliteCheckpoints(db: Db, lineage: Lineage, rows: SessionRows): 
       const { hash, state, ...rest } = snapshot
       if (sha256(canonicalJson(state)) !== snapshot.state_hash || snapshotHash(rest) !== hash) return false
       // The history it pins must still be there: the same message at the same position.
-      const at = lineage.messageAt(snapshot.session_id, snapshot.head_seq)?.message_id ?? null
+      const at = lineage.messageIdAt(snapshot.session_id, snapshot.head_seq) ?? null
       return at === snapshot.head_message_id
     },
   }

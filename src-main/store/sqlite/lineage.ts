@@ -1,6 +1,4 @@
-import type { SessionMessage } from '../../../src-shared/types'
 import type { Db, Row } from './db'
-import { toMessage } from './rows'
 
 /** A lineage segment: rows of `session_id` with lo < seq <= hi. */
 export interface Segment {
@@ -23,7 +21,7 @@ export class Lineage {
   constructor(db: Db) {
     this.stmts = {
       getSessionAny: db.prepare('SELECT * FROM sessions WHERE session_id = ?'),
-      messageAt: db.prepare('SELECT * FROM messages WHERE session_id = ? AND seq = ?'),
+      messageIdAt: db.prepare('SELECT message_id FROM messages WHERE session_id = ? AND seq = ?').pluck(),
     }
   }
 
@@ -79,13 +77,16 @@ export class Lineage {
     return out
   }
 
-  /** The message at `seq` in a session's lineage, visible or not (clearing only hides). */
-  messageAt(session_id: string, seq: number): SessionMessage | undefined {
+  /**
+   * The id of the message at `seq` in a session's lineage, visible or not (clearing only hides).
+   * Its id only: a checkpoint names its head message, and reading the whole row parsed every
+   * part of it (a long reply's final checkpoint read its whole text again).
+   */
+  messageIdAt(session_id: string, seq: number): string | undefined {
     if (seq <= 0) return undefined
     for (const seg of this.segments(session_id)) {
       if (seq <= seg.lo || seq > seg.hi) continue
-      const r = this.stmts.messageAt.get(seg.session_id, seq) as Row | undefined
-      return r && toMessage(r)
+      return this.stmts.messageIdAt.get(seg.session_id, seq) as string | undefined
     }
     return undefined
   }
