@@ -14,7 +14,7 @@ import {
 } from '../../src-renderer/lib/blocks'
 import { splitBlocks } from '../../src-renderer/lib/split-blocks'
 import { LONG_IDLE, createWorkQueue, type IdleDeadline } from '../../src-renderer/lib/work-queue'
-import { Markdown } from '../../src-renderer/components/Markdown'
+import { Markdown, SECTIONS_ADDED } from '../../src-renderer/components/Markdown'
 import { renderToStaticMarkup } from 'react-dom/server'
 import ReactMarkdown from 'react-markdown'
 import rehypeKatex from 'rehype-katex'
@@ -355,6 +355,50 @@ describe('Markdown, progressively', () => {
     // The reply ends: its last section is sized too.
     show(text, false)
     expect(sized()).toEqual(sections().map(() => true))
+  })
+
+  it('tells the transcript of each frame that brings a section the browser may skip, and of no other', () => {
+    vi.useFakeTimers()
+    const para = (from: number) => Array.from({ length: 110 }, (_, i) => `word${from + i}`).join(' ')
+    const upTo = (n: number) => Array.from({ length: n }, (_, i) => para(i * 1000)).join('\n\n')
+    const count = (text: string) => sectionStarts(splitBlocks(text)).length
+    let heard = 0
+    /** A new reply's container, listened to before the reply first renders. */
+    const fresh = () => {
+      act(() => root?.unmount())
+      root = null
+      container?.remove()
+      container = document.body.appendChild(document.createElement('div'))
+      container.addEventListener(SECTIONS_ADDED, () => heard++)
+    }
+    // A streaming reply's growing section is never skipped: a frame that grows it, or starts the
+    // next one, says nothing.
+    fresh()
+    show(upTo(3), true)
+    expect(count(upTo(3))).toBe(1)
+    show(upTo(6), true)
+    const next = Array.from({ length: 20 }, (_, i) => i + 7).find((n) => count(upTo(n)) === 2)!
+    show(upTo(next), true)
+    expect(heard).toBe(0)
+    // A frame that brings a finished section besides the growing one.
+    const two = Array.from({ length: 40 }, (_, i) => next + i).find((n) => count(upTo(n)) === 4)!
+    show(upTo(two), true)
+    expect(heard).toBe(1)
+    // The frame where the stream ends, with a section of its own: that one may be skipped too.
+    const more = Array.from({ length: 20 }, (_, i) => two + i).find((n) => count(upTo(n)) === 5)!
+    show(upTo(more), false)
+    expect(heard).toBe(2)
+    // Settled, it says nothing more.
+    show(upTo(more), false)
+    expect(heard).toBe(2)
+    // A settled reply shown whole says nothing; one first shown mid-stream, with finished
+    // sections, does.
+    fresh()
+    show(upTo(more), false)
+    expect(heard).toBe(2)
+    fresh()
+    show(upTo(two), true)
+    expect(heard).toBe(3)
   })
 
   it('opens a long settled reply with its end parsed and the rest parsed soon after', async () => {
