@@ -10,6 +10,9 @@ import type {
 } from '../../src-shared/types'
 import type { Settings } from './settings'
 
+/** A message's identity and kind, without its parts. */
+export type MessageHead = Pick<SessionMessage, 'message_id' | 'seq' | 'role' | 'kind'>
+
 export interface SessionRow {
   session_id: string
   title: string
@@ -249,6 +252,11 @@ export interface MessageLog {
    * ones), newest first. Only the matching rows are read.
    */
   turnMessages(session_id: string, turn_id: string, within: number): SessionMessage[]
+  /**
+   * What turnMessages reads, without the messages' parts (none is parsed): which messages the
+   * turn has, and of what kind. A turn's loop looks at them after each step.
+   */
+  turnMessageHeads(session_id: string, turn_id: string, within: number): MessageHead[]
   /** Oldest first, from `from_seq` (inclusive), across the fork lineage: the model context. */
   contextMessages(session_id: string, from_seq: number): SessionMessage[]
   /**

@@ -5,6 +5,7 @@ import type { Session } from '../../src-main/runtime'
 import type { SessionMutation } from '../../src-shared/types'
 import {
   allMessages,
+  beforeCall,
   eventually,
   nextPendingInteraction,
   record,
@@ -141,6 +142,29 @@ describe('steer', () => {
     expect(replies).toHaveLength(2)
     expect(textOf(replies[1]!)).toContain('Understood — I will follow your steering note')
     expect(textOf(replies[1]!)).toContain('wrap it up')
+  })
+})
+
+describe('the turn loop', () => {
+  it("looks at its messages' heads after each step, and never reads the whole turn again", async () => {
+    // After each step the loop needs the newest reply (its tool calls) and whether a steering
+    // note came after it: reading every message of the turn parsed each step's calls and
+    // outputs again, O(steps²) over a long turn.
+    let whole = 0
+    let heads = 0
+    const rt = sqliteRuntime({
+      wrapStore: (store) =>
+        beforeCall('turnMessages', () => whole++)(beforeCall('turnMessageHeads', () => heads++)(store)),
+    })
+    const s = await rt.sessions.create()
+    await s.set({ security: 'auto' })
+    const turn = await s.prompt({ query: write('c.txt') })
+    expect(await turn.finished).toEqual({ success: true })
+    expect(await assistantReplies(s, turn.id)).toHaveLength(2)
+    expect((await toolCalls(s))[0]!.status).toBe('done')
+    expect(heads).toBeGreaterThan(0)
+    expect(whole).toBe(0)
+    await rt.close()
   })
 })
 

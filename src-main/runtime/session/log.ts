@@ -26,6 +26,9 @@ export function textOf(
   }
 }
 
+/** A turn's messages are among its session's newest this many. */
+const TURN_WITHIN = 200
+
 /**
  * The message log of one session: persist first, then publish. `insert` and `update` only
  * write (for writes that belong to a larger transaction, published once it commits); `append`
@@ -88,7 +91,17 @@ export class MessageLog {
 
   /** The messages of one turn, newest first (a turn's messages are among the latest 200). */
   turnMessages(turn_id: string): SessionMessage[] {
-    return this.ctx.store.turnMessages(this.ctx.id, turn_id, 200)
+    return this.ctx.store.turnMessages(this.ctx.id, turn_id, TURN_WITHIN)
+  }
+
+  /** The turn's newest reply as stored, and whether a steering note was written after it. */
+  turnProgress(turn_id: string): { last?: SessionMessage; steered: boolean } {
+    // The heads only, and that reply whole: after each step of a long turn, reading every one
+    // of its messages parsed all of their parts again (each step's tool calls and outputs).
+    const heads = this.ctx.store.turnMessageHeads(this.ctx.id, turn_id, TURN_WITHIN)
+    const head = heads.find((m) => m.role === 'assistant' && m.kind === 'text')
+    const last = head && this.ctx.store.getMessage(head.message_id)
+    return { last, steered: heads.some((m) => m.kind === 'steer' && (!head || m.seq > head.seq)) }
   }
 
   /**

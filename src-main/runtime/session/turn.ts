@@ -40,7 +40,7 @@ export async function runTurn(
       }
       await checkpointCommands(a.abort.signal)
       if (a.abort.signal.aborted) return { aborted: true }
-      const { last, steered } = progress(log, a.turn.turn_id)
+      const { last, steered } = log.turnProgress(a.turn.turn_id)
       const calls = last ? last.parts.filter((p): p is ToolCallPart => p.type === 'tool_call') : []
       // A steering note that arrived after the last step gets one more step: the model sees it in this turn.
       if (last && calls.length === 0 && !steered) return { end: 'succeeded' }
@@ -60,13 +60,6 @@ export async function runTurn(
     if (a.abort.signal.aborted) return { aborted: true }
     return { end: 'failed', error: errorFor(err) }
   }
-}
-
-/** The turn's newest reply, and whether a steering note was applied after it. */
-function progress(log: MessageLog, turn_id: string): { last?: SessionMessage; steered: boolean } {
-  const mine = log.turnMessages(turn_id)
-  const last = mine.find((m) => m.role === 'assistant' && m.kind === 'text')
-  return { last, steered: mine.some((m) => m.kind === 'steer' && (!last || m.seq > last.seq)) }
 }
 
 const OPEN_CALLS = ['streaming_input', 'pending_approval', 'approved', 'running']

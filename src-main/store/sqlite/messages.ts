@@ -1,6 +1,6 @@
 import { ArborError } from '../../../src-shared/errors'
 import type { SessionMessage } from '../../../src-shared/types'
-import type { MessageLog, SessionRow, SettingsStore } from '../types'
+import type { MessageHead, MessageLog, SessionRow, SettingsStore } from '../types'
 import { inTransaction, runTransaction, type Db, type Row } from './db'
 import type { Lineage, Segment } from './lineage'
 import type { SessionRows } from './session-rows'
@@ -44,6 +44,8 @@ export function sqliteMessageLog(
         ORDER BY seq DESC LIMIT ?`),
     turnMessages: p(`SELECT * FROM messages WHERE session_id = ? AND seq > ? AND turn_id = ?
         ORDER BY seq DESC`),
+    turnMessageHeads: p(`SELECT message_id, seq, role, kind FROM messages
+        WHERE session_id = ? AND seq > ? AND turn_id = ? ORDER BY seq DESC`),
     rangeMessages: p(
       'SELECT * FROM messages WHERE session_id = ? AND seq > ? AND seq <= ? ORDER BY seq ASC LIMIT ?',
     ),
@@ -51,6 +53,13 @@ export function sqliteMessageLog(
       'SELECT seq FROM messages WHERE session_id = ? AND seq > ? AND seq <= ? ORDER BY seq ASC LIMIT ?',
     ).pluck(),
     ftsBacklog: p(`SELECT id, parts, status FROM messages WHERE id > ? AND id <= ? ORDER BY id ASC LIMIT ?`),
+  }
+
+  /** Below a turn's messages among a session's newest `within` (its own): null for no session. */
+  const turnFloor = (session_id: string, within: number): number | null => {
+    const session = historyRow(session_id)
+    if (!session) return null
+    return Math.max(0, session.visible_from_seq - 1, session.fork_seq, session.last_seq - within)
   }
 
   /** The newest `limit` rows of a session with lo < seq <= hi and seq < before, newest first. */
@@ -223,10 +232,15 @@ export function sqliteMessageLog(
     },
 
     turnMessages(session_id, turn_id, within) {
-      const session = historyRow(session_id)
-      if (!session) return []
-      const floor = Math.max(0, session.visible_from_seq - 1, session.fork_seq, session.last_seq - within)
-      return (stmts.turnMessages.all(session_id, floor, turn_id) as Row[]).map(toMessage)
+      const floor = turnFloor(session_id, within)
+      return floor === null
+        ? []
+        : (stmts.turnMessages.all(session_id, floor, turn_id) as Row[]).map(toMessage)
+    },
+
+    turnMessageHeads(session_id, turn_id, within) {
+      const floor = turnFloor(session_id, within)
+      return floor === null ? [] : (stmts.turnMessageHeads.all(session_id, floor, turn_id) as MessageHead[])
     },
 
     contextMessages(session_id, from_seq) {
