@@ -62,11 +62,10 @@ export function Transcript() {
   }))
   const [rows] = useState(() => new RowLayout(ESTIMATE))
   const [measured, setMeasured] = useState(0)
-  // Where the viewport is, the range of rows that was rendered for it (of `rows` in the list),
-  // and whether it follows the end. Held outside React's state: scrolling (ours to follow a
-  // stream, or the reader's) re-renders only when the range of rows to show changes, not on
-  // every scroll position.
-  const [view] = useState(() => ({ top: 0, height: 0, start: 0, end: 0, rows: 0, follow: true }))
+  // Where the viewport is, the range of rows that was rendered for it, and whether it follows
+  // the end. Held outside React's state: scrolling (ours to follow a stream, or the reader's)
+  // re-renders only when the range of rows to show changes, not on every scroll position.
+  const [view] = useState(() => ({ top: 0, height: 0, start: 0, end: 0, follow: true }))
   const [, rangeChanged] = useReducer((n: number) => n + 1, 0)
   const [away, setAway] = useState(false)
   const [highlight, setHighlight] = useState<string | null>(null)
@@ -98,7 +97,6 @@ export function Transcript() {
   const { start, end } = visibleRows(rows, view, padTop)
   view.start = start
   view.end = end
-  view.rows = messages.length
   measure.lazy = view.follow && end === messages.length
   /** The space above the window: the padding and the rows above it. */
   const above = padTop + rows.top(start)
@@ -279,12 +277,14 @@ export function Transcript() {
   useEffect(() => {
     const el = ref.current
     if (!el) return
+    // `measure.lazy`: as rendered, the view followed the end and the window reached it (the
+    // markdown's event comes from this render's commit, before the layout effects below).
     const pin = () => {
-      if (view.follow && view.end === view.rows) pinToEnd(el)
+      if (view.follow && measure.lazy) pinToEnd(el)
     }
     el.addEventListener(SECTIONS_ADDED, pin)
     return () => el.removeEventListener(SECTIONS_ADDED, pin)
-  }, [view, pinToEnd])
+  }, [view, measure, pinToEnd])
 
   // The viewport itself can change size (an approval opens below, the window is resized).
   useEffect(() => {
