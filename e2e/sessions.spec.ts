@@ -180,35 +180,33 @@ test.describe('sessions', () => {
     await transcript(page).evaluate((el) => el.scrollTo(0, el.scrollHeight))
     await expect(jump).toHaveCount(0)
 
-    // From another chat, the hit again: a new window; "Jump to latest" shows the newest page.
-    await results.getByRole('button', { name: 'Release checklist, 2 messages' }).click()
-    await expect(page.getByRole('heading', { level: 1 })).toHaveText('Release checklist')
-    await hit.click()
-    await expect(target).toBeInViewport({ timeout: 15_000 })
-    await expect(newer).toHaveCount(1)
+    /** From another chat, the hit again: a new window around it. */
+    const reopenHit = async () => {
+      await results.getByRole('button', { name: 'Release checklist, 2 messages' }).click()
+      await expect(page.getByRole('heading', { level: 1 })).toHaveText('Release checklist')
+      await hit.click()
+      await expect(target).toBeInViewport({ timeout: 15_000 })
+      await expect(newer).toHaveCount(1)
+    }
+    /** The window is gone: the chat's newest page, its last message in view. */
+    const atNewest = async () => {
+      await expect(newer).toHaveCount(0)
+      await expect(jump).toHaveCount(0)
+      await expect(target).toHaveCount(0)
+      await expect(transcript(page).getByRole('article').last()).toBeInViewport()
+    }
+    // "Jump to latest" shows the newest page.
+    await reopenHit()
     await jump.click()
-    await expect(newer).toHaveCount(0)
-    await expect(jump).toHaveCount(0)
-    await expect(target).toHaveCount(0)
-    await expect(transcript(page).getByRole('article').last()).toBeInViewport()
-
+    await atNewest()
     // And so does End in the transcript (the chat's end, not the window's).
-    await results.getByRole('button', { name: 'Release checklist, 2 messages' }).click()
-    await hit.click()
-    await expect(target).toBeInViewport({ timeout: 15_000 })
+    await reopenHit()
     await transcript(page).press('End')
-    await expect(newer).toHaveCount(0)
-    await expect(target).toHaveCount(0)
-    await expect(transcript(page).getByRole('article').last()).toBeInViewport()
-
+    await atNewest()
     // And so does the chat's own entry, followed from a window of that chat.
-    await results.getByRole('button', { name: 'Release checklist, 2 messages' }).click()
-    await hit.click()
-    await expect(target).toBeInViewport({ timeout: 15_000 })
+    await reopenHit()
     await results.getByRole('button', { name: 'Storage engine notes, 2 messages' }).click()
-    await expect(newer).toHaveCount(0)
-    await expect(target).toHaveCount(0)
-    await expect(transcript(page).getByRole('article').last()).toBeInViewport()
+    await atNewest()
 
     await search.fill('no-such-word-anywhere')
     await expect(results).toContainText('No chat or message contains')

@@ -5,7 +5,7 @@ import type { Session } from '../../src-main/runtime'
 import type { SessionMutation } from '../../src-shared/types'
 import {
   allMessages,
-  beforeCall,
+  countCalls,
   eventually,
   nextPendingInteraction,
   record,
@@ -150,20 +150,16 @@ describe('the turn loop', () => {
     // After each step the loop needs the newest reply (its tool calls) and whether a steering
     // note came after it: reading every message of the turn parsed each step's calls and
     // outputs again, O(steps²) over a long turn.
-    let whole = 0
-    let heads = 0
-    const rt = sqliteRuntime({
-      wrapStore: (store) =>
-        beforeCall('turnMessages', () => whole++)(beforeCall('turnMessageHeads', () => heads++)(store)),
-    })
+    const { counts, wrapStore } = countCalls('turnMessages', 'turnMessageHeads')
+    const rt = sqliteRuntime({ wrapStore })
     const s = await rt.sessions.create()
     await s.set({ security: 'auto' })
     const turn = await s.prompt({ query: write('c.txt') })
     expect(await turn.finished).toEqual({ success: true })
     expect(await assistantReplies(s, turn.id)).toHaveLength(2)
     expect((await toolCalls(s))[0]!.status).toBe('done')
-    expect(heads).toBeGreaterThan(0)
-    expect(whole).toBe(0)
+    expect(counts.turnMessageHeads).toBeGreaterThan(0)
+    expect(counts.turnMessages).toBe(0)
     await rt.close()
   })
 })

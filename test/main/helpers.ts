@@ -244,3 +244,10 @@ export function beforeCall(method: keyof Store, before: () => void): (store: Sto
       },
     })
 }
+
+/** Counts the calls of some store methods: `counts[method]`, for a runtime opened with `wrapStore`. */
+export function countCalls<M extends keyof Store>(...methods: M[]) {
+  const counts = Object.fromEntries(methods.map((m) => [m, 0])) as Record<M, number>
+  const wrapStore = (store: Store) => methods.reduce((s, m) => beforeCall(m, () => counts[m]++)(s), store)
+  return { counts, wrapStore }
+}

@@ -6,6 +6,7 @@ import type { ImportProgress, SessionMessage } from '../../src-shared/types'
 import {
   allMessages,
   beforeCall,
+  countCalls,
   dumpDatabase,
   refusal,
   sqliteRuntime,
@@ -139,17 +140,13 @@ describe('Export and import', () => {
   })
 
   it("exports a fork's own messages only: what it inherits is read once, for its parent", async () => {
-    let pages = 0
-    let seqPages = 0
-    const rt = sqliteRuntime({
-      wrapStore: (raw) =>
-        beforeCall('messageSeqs', () => seqPages++)(beforeCall('readMessages', () => pages++)(raw)),
-    })
+    const { counts, wrapStore } = countCalls('readMessages', 'messageSeqs')
+    const rt = sqliteRuntime({ wrapStore })
     const long = await rt.sessions.create({ title: 'Forked often' })
     writeMessages(rt, long.session_id, 3_000, 'often', (i) => `message ${i}`)
     for (let i = 0; i < 3; i++) await long.fork({})
-    pages = 0
-    seqPages = 0
+    counts.readMessages = 0
+    counts.messageSeqs = 0
     const file = JSON.parse((await rt.sessions.export(long.session_id, { format: 'json' })).text) as {
       sessions: Array<{ fork_seq: number; messages: unknown[] }>
     }
@@ -161,9 +158,9 @@ describe('Export and import', () => {
     ])
     // 3,000 messages are 7 pages of 500, read forward (the last one empty); each fork's first
     // page ends its own.
-    expect(pages).toBeLessThanOrEqual(7 + 3)
+    expect(counts.readMessages).toBeLessThanOrEqual(7 + 3)
     // And their seqs, read ahead: 10,000 a page.
-    expect(seqPages).toBeLessThanOrEqual(1 + 3)
+    expect(counts.messageSeqs).toBeLessThanOrEqual(1 + 3)
   })
 
   it('a JSON export imports back as the same chat and forks, with the same fork points, twice', async () => {
