@@ -25,15 +25,19 @@ export const MAX_REQUEST_BYTES = 512 * 1024
 export const MAX_IMPORT_REQUEST_BYTES = 3 * MAX_IMPORT_CHARS
 
 /** Ids name folders (workspaces) and appear in logs: letters, digits, "_" and "-" only. */
+const ID_CHARS = /^[A-Za-z0-9_-]+$/
+const MAX_ID_CHARS = 200
 const id = z
   .string()
   .min(1, 'must not be empty')
-  .max(200)
-  .regex(/^[A-Za-z0-9_-]+$/, 'may only contain letters, digits, "_" and "-"')
+  .max(MAX_ID_CHARS)
+  .regex(ID_CHARS, 'may only contain letters, digits, "_" and "-"')
+/** Whether a text says anything: a prompt or a note of only blanks is refused. */
+const hasText = (s: string) => s.trim().length > 0
 const text = z
   .string()
   .max(MAX_TEXT_CHARS, `must be at most ${MAX_TEXT_CHARS} characters`)
-  .refine((s) => s.trim().length > 0, 'must not be empty')
+  .refine(hasText, 'must not be empty')
 const sessionRef = z.strictObject({ session_id: id })
 
 const attachment = z
@@ -309,10 +313,34 @@ export function describeZodError(method: string, error: z.ZodError): string {
  */
 export function parseRequest<M extends Method>(method: M, params: unknown): ParsedRequestOf<M> {
   if (isParsed(method, params)) return params
-  const parsed = schemas[method].safeParse(params ?? {})
-  if (!parsed.success) throw new ArborError('invalid_request', describeZodError(method, parsed.error))
-  if (HANDED_ON.has(method)) parsedFor.set(deepFreeze(parsed.data as object), method)
-  return parsed.data as ParsedRequestOf<M>
+  let data = method === 'session.prompt' ? plainPrompt(params) : null
+  if (!data) {
+    const parsed = schemas[method].safeParse(params ?? {})
+    if (!parsed.success) throw new ArborError('invalid_request', describeZodError(method, parsed.error))
+    data = parsed.data
+  }
+  if (HANDED_ON.has(method)) parsedFor.set(deepFreeze(data as object), method)
+  return data as ParsedRequestOf<M>
+}
+
+/**
+ * A prompt of text alone (`{ session_id, query }`, as nearly every prompt is), checked by the
+ * schema's own rules without zod; anything else (files, another key, a value the schema
+ * refuses) returns null and goes through zod, which words the refusal. On the way to a
+ * prompt's first delta: zod's check took 20-30 µs there back to back and 120-140 µs into an
+ * idle app (it reads many small objects, which the machine no longer holds in its caches
+ * after a pause); this one 5-8 µs and about 30.
+ */
+export function plainPrompt(params: unknown): ParsedRequestOf<'session.prompt'> | null {
+  if (typeof params !== 'object' || params === null || Object.getPrototypeOf(params) !== Object.prototype)
+    return null
+  const keys = Object.keys(params)
+  if (keys.length !== 2 || !Object.hasOwn(params, 'session_id') || !Object.hasOwn(params, 'query')) return null
+  const { session_id, query } = params as { session_id: unknown; query: unknown }
+  if (typeof session_id !== 'string' || typeof query !== 'string') return null
+  if (session_id.length > MAX_ID_CHARS || !ID_CHARS.test(session_id)) return null
+  if (query.length > MAX_TEXT_CHARS || !hasText(query)) return null
+  return { session_id, query }
 }
 
 /**

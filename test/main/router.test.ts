@@ -6,7 +6,7 @@ import { appInfo } from '../../src-main/app-info'
 import { METHODS, type ServerEvent, type SessionInfo } from '../../src-shared'
 import type { ResponseOf } from '../../src-shared/contract'
 import type { ErrorCode } from '../../src-shared/errors'
-import { parseRequest, type Method, type RequestOf } from '../../src-shared/schemas'
+import { MAX_TEXT_CHARS, parseRequest, plainPrompt, schemas, type Method, type RequestOf } from '../../src-shared/schemas'
 import { eventually, sqliteRuntime, tempDir } from './helpers'
 import { startReplayServer } from './fixtures/replay-server'
 
@@ -318,6 +318,52 @@ describe('router: one contract, validated at the boundary', () => {
       attachments: [{ name: 'a.txt', mime_type: 'text/plain', size: 2, text: 'hi' }],
     })
     expect(() => ((withFiles.attachments![0] as { text: string }).text = '!')).toThrow()
+  })
+
+  it('checks a prompt of text alone without zod, as the schema would, and sends anything else to zod', () => {
+    const long = 'x'.repeat(MAX_TEXT_CHARS)
+    const plain = [
+      { session_id: 'ses_x', query: 'hi' },
+      { session_id: 'a'.repeat(200), query: '  hi  ' },
+      { session_id: 'A-z_9', query: long },
+      { query: '\u00a0x', session_id: 's' },
+    ]
+    const other: unknown[] = [
+      null,
+      'ses_x',
+      [],
+      {},
+      { session_id: 'ses_x' },
+      { session_id: 'ses_x', query: '' },
+      { session_id: 'ses_x', query: ' \n\t\u00a0\u2028' },
+      { session_id: 'ses_x', query: long + 'y' },
+      { session_id: '', query: 'hi' },
+      { session_id: 'a'.repeat(201), query: 'hi' },
+      { session_id: 'ses x', query: 'hi' },
+      { session_id: 'ses_é', query: 'hi' },
+      { session_id: 'ses_x\n', query: 'hi' },
+      { session_id: 7, query: 'hi' },
+      { session_id: 'ses_x', query: 7 },
+      { session_id: 'ses_x', query: 'hi', extra: 1 },
+      { session_id: 'ses_x', query: 'hi', attachments: undefined },
+      { session_id: 'ses_x', query: 'hi', attachments: [] },
+      { session_id: 'ses_x', extra: 'hi' },
+      Object.assign(Object.create({ query: 'hi' }), { session_id: 'ses_x', extra: 1 }),
+      Object.assign(Object.create(null), { session_id: 'ses_x', query: 'hi' }),
+    ]
+    for (const req of plain) {
+      const quick = plainPrompt(req)
+      expect(quick).toEqual(schemas['session.prompt'].parse(req))
+      expect(parseRequest('session.prompt', req)).toEqual(quick)
+    }
+    // The rest is zod's to accept, or to refuse in its words.
+    for (const req of other) expect(plainPrompt(req)).toBeNull()
+    expect(() => parseRequest('session.prompt', { session_id: 'ses_x', query: '   ' })).toThrow(
+      /query: must not be empty/,
+    )
+    expect(() => parseRequest('session.prompt', { session_id: 'ses x', query: 'hi' })).toThrow(
+      /session_id: may only contain letters/,
+    )
   })
 
   it('takes the same calls from a local caller as before: a null argument is no argument', async () => {
