@@ -313,13 +313,13 @@ export function describeZodError(method: string, error: z.ZodError): string {
  */
 export function parseRequest<M extends Method>(method: M, params: unknown): ParsedRequestOf<M> {
   if (isParsed(method, params)) return params
-  let data = method === 'session.prompt' ? plainPrompt(params) : null
+  let data: object | null = method === 'session.prompt' ? plainPrompt(params) : null
   if (!data) {
     const parsed = schemas[method].safeParse(params ?? {})
     if (!parsed.success) throw new ArborError('invalid_request', describeZodError(method, parsed.error))
     data = parsed.data
   }
-  if (HANDED_ON.has(method)) parsedFor.set(deepFreeze(data as object), method)
+  if (HANDED_ON.has(method)) parsedFor.set(deepFreeze(data), method)
   return data as ParsedRequestOf<M>
 }
 
