@@ -335,7 +335,8 @@ export function plainPrompt(params: unknown): ParsedRequestOf<'session.prompt'> 
   if (typeof params !== 'object' || params === null || Object.getPrototypeOf(params) !== Object.prototype)
     return null
   const keys = Object.keys(params)
-  if (keys.length !== 2 || !Object.hasOwn(params, 'session_id') || !Object.hasOwn(params, 'query')) return null
+  if (keys.length !== 2 || !Object.hasOwn(params, 'session_id') || !Object.hasOwn(params, 'query'))
+    return null
   const { session_id, query } = params as { session_id: unknown; query: unknown }
   if (typeof session_id !== 'string' || typeof query !== 'string') return null
   if (session_id.length > MAX_ID_CHARS || !ID_CHARS.test(session_id)) return null

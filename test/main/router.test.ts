@@ -6,7 +6,14 @@ import { appInfo } from '../../src-main/app-info'
 import { METHODS, type ServerEvent, type SessionInfo } from '../../src-shared'
 import type { ResponseOf } from '../../src-shared/contract'
 import type { ErrorCode } from '../../src-shared/errors'
-import { MAX_TEXT_CHARS, parseRequest, plainPrompt, schemas, type Method, type RequestOf } from '../../src-shared/schemas'
+import {
+  MAX_TEXT_CHARS,
+  parseRequest,
+  plainPrompt,
+  schemas,
+  type Method,
+  type RequestOf,
+} from '../../src-shared/schemas'
 import { eventually, sqliteRuntime, tempDir } from './helpers'
 import { startReplayServer } from './fixtures/replay-server'
 
