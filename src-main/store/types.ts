@@ -11,7 +11,7 @@ import type {
 import type { Settings } from './settings'
 
 /** A message's identity and kind, without its parts. */
-export type MessageHead = Pick<SessionMessage, 'message_id' | 'seq' | 'role' | 'kind'>
+export type MessageHead = Pick<SessionMessage, 'message_id' | 'seq' | 'role' | 'kind' | 'revision'>
 
 export interface SessionRow {
   session_id: string

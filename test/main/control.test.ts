@@ -162,6 +162,32 @@ describe('the turn loop', () => {
     expect(counts.turnMessages).toBe(0)
     await rt.close()
   })
+
+  it('takes a finished reply as it committed: neither the loop nor the model context reads it back', async () => {
+    // A long reply is megabytes of JSON: read back after its step (the loop, for its tool calls)
+    // and at the turn's end (settling the model context), it was parsed twice on the event loop.
+    const { counts, wrapStore } = countCalls('getMessage', 'contextMessages')
+    const { model, requests } = recordingModel()
+    const rt = sqliteRuntime({ wrapStore, models: [model] })
+    const s = await rt.sessions.create()
+    await s.set({ model: model.id })
+    // The first step of a session reads its context once (there is none settled yet).
+    await (
+      await s.prompt({ query: 'hello' })
+    ).finished
+    counts.getMessage = counts.contextMessages = 0
+    const turn = await s.prompt({ query: '/stream 500 0' })
+    expect(await turn.finished).toEqual({ success: true })
+    expect(counts).toEqual({ getMessage: 0, contextMessages: 0 })
+    // What was settled is the reply as stored: the next prompt reads nothing and sends it.
+    await (
+      await s.prompt({ query: 'next' })
+    ).finished
+    expect(counts).toEqual({ getMessage: 0, contextMessages: 0 })
+    const sent = JSON.stringify(requests.at(-1)!.messages)
+    expect(sent).toContain('word500')
+    await rt.close()
+  })
 })
 
 describe('stop', () => {

@@ -50,6 +50,17 @@ export interface ActiveTurn {
    * as they are instead of reading them back (ContextCache.build checks they are all there is).
    */
   opening?: SessionMessage[]
+  /**
+   * The turn's messages as they committed, oldest first, while they are its prompt and replies
+   * that nothing can change any more (no tool call, no question in them): the loop takes its
+   * newest reply from here and its end settles them into the model context, instead of reading
+   * them back (a long reply is megabytes of JSON to parse, on the host's event loop). Undefined
+   * from the first reply that has anything left to answer or run, and for a turn resumed after
+   * a restart. Whoever takes them checks they are still what the store holds: the loop the
+   * reply's id and revision, the model context that they are all the messages after its settled
+   * part (their seqs and the session's newest).
+   */
+  committed?: SessionMessage[]
   /** The id its error message will commit under, once shown before it could be written. */
   errorMessageId?: string
   /**

@@ -94,13 +94,18 @@ export class MessageLog {
     return this.ctx.store.turnMessages(this.ctx.id, turn_id, TURN_WITHIN)
   }
 
-  /** The turn's newest reply as stored, and whether a steering note was written after it. */
-  turnProgress(turn_id: string): { last?: SessionMessage; steered: boolean } {
+  /**
+   * The turn's newest reply as stored, and whether a steering note was written after it.
+   * `known`: the reply as the step committed it, taken instead of reading it back if it is the
+   * newest and still at that revision.
+   */
+  turnProgress(turn_id: string, known?: SessionMessage): { last?: SessionMessage; steered: boolean } {
     // The heads only, and that reply whole: after each step of a long turn, reading every one
     // of its messages parsed all of their parts again (each step's tool calls and outputs).
     const heads = this.ctx.store.turnMessageHeads(this.ctx.id, turn_id, TURN_WITHIN)
     const head = heads.find((m) => m.role === 'assistant' && m.kind === 'text')
-    const last = head && this.ctx.store.getMessage(head.message_id)
+    const same = head && known?.message_id === head.message_id && known.revision === head.revision
+    const last = same ? known : head && this.ctx.store.getMessage(head.message_id)
     return { last, steered: heads.some((m) => m.kind === 'steer' && (!head || m.seq > head.seq)) }
   }
 

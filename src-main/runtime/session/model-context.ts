@@ -107,17 +107,20 @@ export class ContextCache {
    * now), so the next prompt's first step finds the context settled up to that prompt and reads
    * nothing before it calls the model (issue 10 item 3: the read was on the way to every reply's
    * first word). A session without a settled context waits for its first step, as before.
+   * `known`: the turn's messages as they committed (ActiveTurn.committed), taken as they are if
+   * they are all there is after the settled part: a long reply is not parsed back a second time.
    */
-  settleEnded(row: SessionRow): void {
+  settleEnded(row: SessionRow, known?: readonly SessionMessage[]): void {
     const s = this.settled.get(row.session_id)
     if (!s || s.key !== keyOf(row)) return
-    this.settlePrefix(s, this.after(row, unsettledFrom(row, s)), null)
+    this.settlePrefix(s, this.after(row, unsettledFrom(row, s), known), null)
     trim(s, s.budget)
   }
 
   /**
    * The messages from seq `from` on: `known` when they are exactly those (the prompt a turn just
-   * wrote, and nothing after it or between it and the settled part), else read from the store.
+   * wrote, or the messages of one that just ended, and nothing after them or between them and
+   * the settled part), else read from the store.
    */
   private after(row: SessionRow, from: number, known?: readonly SessionMessage[]): readonly SessionMessage[] {
     if (known && known.length > 0 && from >= row.visible_from_seq) {

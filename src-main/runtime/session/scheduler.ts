@@ -196,6 +196,7 @@ export class Scheduler {
     const a = activeTurn(turn, false)
     if (fresh) a.fresh = true
     a.opening = [user]
+    a.committed = [user]
     this.ctx.active = a
     this.log.publishMessage(user)
     this.publishInfo()
@@ -287,7 +288,7 @@ export class Scheduler {
     // first step reads nothing before it calls the model.
     try {
       const row = this.ctx.removed ? undefined : this.ctx.store.getSession(this.ctx.id)
-      if (row) this.ctx.deps.contexts.settleEnded(row)
+      if (row) this.ctx.deps.contexts.settleEnded(row, a.committed)
     } catch {
       // Only a head start: if the read fails (the store failing, or closed under a closing
       // runtime), that step reads what it needs itself, and reports what fails then.

@@ -206,6 +206,11 @@ function commitStep(ctx: SessionContext, log: MessageLog, a: ActiveTurn, m: Sess
     throw err
   }
   if (!m) return
+  // Final unless something in it is still to be answered or run (its tool calls' outputs and
+  // answers are written into it).
+  const final = m.parts.every((p) => p.type !== 'tool_call' && p.type !== 'interaction')
+  if (final && a.committed) a.committed.push(m)
+  else a.committed = undefined
   log.publishMessage(m)
   // A listener may have answered on the message mutation just now: publish each part as it is.
   for (const row of opened) {

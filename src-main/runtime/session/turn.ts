@@ -40,7 +40,7 @@ export async function runTurn(
       }
       await checkpointCommands(a.abort.signal)
       if (a.abort.signal.aborted) return { aborted: true }
-      const { last, steered } = log.turnProgress(a.turn.turn_id)
+      const { last, steered } = log.turnProgress(a.turn.turn_id, a.committed?.at(-1))
       const calls = last ? last.parts.filter((p): p is ToolCallPart => p.type === 'tool_call') : []
       // A steering note that arrived after the last step gets one more step: the model sees it in this turn.
       if (last && calls.length === 0 && !steered) return { end: 'succeeded' }

@@ -44,7 +44,7 @@ export function sqliteMessageLog(
         ORDER BY seq DESC LIMIT ?`),
     turnMessages: p(`SELECT * FROM messages WHERE session_id = ? AND seq > ? AND turn_id = ?
         ORDER BY seq DESC`),
-    turnMessageHeads: p(`SELECT message_id, seq, role, kind FROM messages
+    turnMessageHeads: p(`SELECT message_id, seq, role, kind, revision FROM messages
         WHERE session_id = ? AND seq > ? AND turn_id = ? ORDER BY seq DESC`),
     rangeMessages: p(
       'SELECT * FROM messages WHERE session_id = ? AND seq > ? AND seq <= ? ORDER BY seq ASC LIMIT ?',
