@@ -6,3 +6,17 @@ export function deepFreeze<T>(value: T): T {
   }
   return value
 }
+
+/**
+ * A copy of JSON-shaped data (plain objects, arrays, primitives) that no change to the original
+ * reaches, sharing its strings, which nothing can change. For the messages and parts the runtime
+ * publishes: `structuredClone` copied their text too, 8-15 ms for a 1,000,000-word reply (and a
+ * few microseconds of fixed cost for every small one) where this takes a few hundredths.
+ */
+export function copyJson<T>(value: T): T {
+  if (value === null || typeof value !== 'object') return value
+  if (Array.isArray(value)) return value.map(copyJson) as T
+  const out: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(value)) out[k] = copyJson(v)
+  return out as T
+}

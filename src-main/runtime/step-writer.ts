@@ -1,4 +1,5 @@
 import { appendDelta } from '../../src-shared/delta'
+import { copyJson } from '../../src-shared/freeze'
 import { newId } from '../../src-shared/ids'
 import {
   partMutation,
@@ -96,7 +97,7 @@ export class StepWriter {
   publishPart(part: MessagePart): void {
     const m = this.ensure()
     this.join()
-    this.io.publish(partMutation(this.io.session_id, m.message_id, m.revision, structuredClone(part)))
+    this.io.publish(partMutation(this.io.session_id, m.message_id, m.revision, copyJson(part)))
   }
 
   private delta(part_id: string, field: 'text' | 'input', offset: number, text: string): void {

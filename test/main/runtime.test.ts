@@ -97,6 +97,36 @@ describe('runtime: prompts, streaming and persistence (real SQLite file)', () =>
     expect(checked.every(Boolean)).toBe(true)
   })
 
+  it('gives each listener its own copy of what it publishes: changing it changes nothing kept', async () => {
+    const rt = sqliteRuntime()
+    const s = await rt.sessions.create()
+    await s.set({ security: 'auto' })
+    // A listener that scribbles over everything it is handed.
+    const scribble = (v: unknown): void => {
+      if (!v || typeof v !== 'object') return
+      for (const [k, x] of Object.entries(v)) {
+        if (typeof x === 'string' && (k === 'text' || k === 'path'))
+          (v as Record<string, unknown>)[k] = 'SCRIBBLED'
+        else scribble(x)
+      }
+    }
+    let seen = 0
+    s.subscribe((m) => {
+      if (m.variant === 'message' || m.variant === 'part') {
+        seen++
+        scribble(m)
+      }
+    })
+    const turn = await s.prompt({ query: '/tool list_directory {"path":"."}' })
+    expect(await turn.finished).toEqual({ success: true })
+    const kept = JSON.stringify(await allMessages(s))
+    expect(kept).not.toContain('SCRIBBLED')
+    expect(kept).toContain('"path":"."')
+    expect(kept).toContain('list_directory')
+    // The prompt, the reply opened, its call's parts as it ran, the reply and the tool's turn.
+    expect(seen).toBeGreaterThan(3)
+  })
+
   it('runs prompts sent back to back in order, the second waiting in the queue', async () => {
     const rt = sqliteRuntime()
     const s = await rt.sessions.create()

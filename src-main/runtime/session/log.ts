@@ -1,3 +1,4 @@
+import { copyJson } from '../../../src-shared/freeze'
 import { newId } from '../../../src-shared/ids'
 import { partMutation } from '../../../src-shared/types'
 import type { MessagePart, SessionMessage } from '../../../src-shared/types'
@@ -81,12 +82,12 @@ export class MessageLog {
   }
 
   publishMessage(message: SessionMessage): void {
-    this.ctx.publish({ variant: 'message', session_id: this.ctx.id, message: structuredClone(message) })
+    this.ctx.publish({ variant: 'message', session_id: this.ctx.id, message: copyJson(message) })
   }
 
   /** A part snapshot at the message's current revision (the message is already persisted). */
   publishPart(message: SessionMessage, part: MessagePart): void {
-    this.ctx.publish(partMutation(this.ctx.id, message.message_id, message.revision, structuredClone(part)))
+    this.ctx.publish(partMutation(this.ctx.id, message.message_id, message.revision, copyJson(part)))
   }
 
   /** The messages of one turn, newest first (a turn's messages are among the latest 200). */

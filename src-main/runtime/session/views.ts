@@ -1,5 +1,6 @@
 import { ArborError } from '../../../src-shared/errors'
 import type { Inspection, SystemView } from '../../../src-shared/contract'
+import { copyJson } from '../../../src-shared/freeze'
 import type {
   MessagesOptions,
   MessagesPage,
@@ -123,7 +124,7 @@ function seqOf(cursor: string): number {
 function live(ctx: SessionContext, items: SessionMessage[]): SessionMessage[] {
   const streaming = ctx.active?.streaming?.message
   if (!streaming) return items
-  return items.map((m) => (streaming.message_id === m.message_id ? structuredClone(streaming) : m))
+  return items.map((m) => (streaming.message_id === m.message_id ? copyJson(streaming) : m))
 }
 
 /** The visible messages after `after_seq`, oldest first, at most `limit` (a forward page). */
