@@ -169,13 +169,10 @@ describe('the turn loop', () => {
     const { counts, wrapStore } = countCalls('getMessage', 'contextMessages')
     const { model, requests } = recordingModel()
     const rt = sqliteRuntime({ wrapStore, models: [model] })
+    rt.updateSettings({ default_model: model.id })
     const s = await rt.sessions.create()
-    await s.set({ model: model.id })
-    // The first step of a session reads its context once (there is none settled yet).
-    await (
-      await s.prompt({ query: 'hello' })
-    ).finished
-    counts.getMessage = counts.contextMessages = 0
+    // A new chat's first prompt: its first message (its first step reads the chat from its
+    // newest end, and the prompt it just wrote is all there is).
     const turn = await s.prompt({ query: '/stream 500 0' })
     expect(await turn.finished).toEqual({ success: true })
     expect(counts).toEqual({ getMessage: 0, contextMessages: 0 })

@@ -56,9 +56,10 @@ describe('incremental model context', () => {
     const dataDir = tempDir()
     const m = checkedModel()
     let rt = sqliteRuntime({ dataDir, models: [m.model] })
+    // The app's default: a new chat's first prompt is its first message.
+    rt.updateSettings({ default_model: 'checked' })
     let s = await rt.sessions.create()
     m.use(rt, s)
-    await s.set({ model: 'checked' })
     for (let i = 0; i < 5; i++) expect(await finish(s, `hello ${i}`)).toEqual({ success: true })
     await s.set({ security: 'auto' })
     expect(await finish(s, '/tool list_directory {"path":"."}')).toEqual({ success: true })
@@ -72,6 +73,14 @@ describe('incremental model context', () => {
     await s.steer('shorter please')
     await long.finished
     expect(await finish(s, 'after steering')).toEqual({ success: true })
+    // A turn stopped mid-stream (its partial reply stays) and one that failed (its error message).
+    const live = record(s)
+    const stopped = await s.prompt({ query: '/stream 2000 5' })
+    await live.until((seen) => seen.filter((x) => x.variant === 'delta').length >= 3)
+    await s.stop()
+    expect(await stopped.finished).toMatchObject({ success: false })
+    expect(await finish(s, '/error on purpose')).toMatchObject({ success: false })
+    expect(await finish(s, 'after a stop and a failure')).toEqual({ success: true })
 
     // A fork from the middle, prompted: it starts from its parent's settled context.
     const at = (await s.messages({ limit: 10 })).items[0]!

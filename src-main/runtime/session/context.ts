@@ -51,14 +51,15 @@ export interface ActiveTurn {
    */
   opening?: SessionMessage[]
   /**
-   * The turn's messages as they committed, oldest first, while they are its prompt and replies
-   * that nothing can change any more (no tool call, no question in them): the loop takes its
-   * newest reply from here and its end settles them into the model context, instead of reading
-   * them back (a long reply is megabytes of JSON to parse, on the host's event loop). Undefined
-   * from the first reply that has anything left to answer or run, and for a turn resumed after
-   * a restart. Whoever takes them checks they are still what the store holds: the loop the
-   * reply's id and revision, the model context that they are all the messages after its settled
-   * part (their seqs and the session's newest).
+   * The turn's prompt and its one reply, as they committed, while nothing else can change the
+   * reply (no tool call, no question in it): the loop takes the reply from here and the turn's
+   * end settles both into the model context, instead of reading them back (a long reply is
+   * megabytes of JSON to parse, on the host's event loop). Only the step that wrote the reply
+   * changes it again, in this very object (its end failing after the commit: runStep's catch).
+   * Undefined from a reply with anything left to answer or run, from a second reply (a steering
+   * note or a tool's turn came between), and for a turn resumed after a restart. The loop
+   * checks the reply's id and revision against the store's head; the model context checks only
+   * that these are all the messages after its settled part (their seqs, the session's newest).
    */
   committed?: SessionMessage[]
   /** The id its error message will commit under, once shown before it could be written. */

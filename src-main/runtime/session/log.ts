@@ -98,7 +98,9 @@ export class MessageLog {
   /**
    * The turn's newest reply as stored, and whether a steering note was written after it.
    * `known`: the reply as the step committed it, taken instead of reading it back if it is the
-   * newest and still at that revision.
+   * newest and still at that revision. Then `last` is that very object, shared with the turn
+   * (ActiveTurn.committed): it is only given for a reply without tool calls, which nothing
+   * changes; a caller that would change `last` must not pass `known`.
    */
   turnProgress(turn_id: string, known?: SessionMessage): { last?: SessionMessage; steered: boolean } {
     // The heads only, and that reply whole: after each step of a long turn, reading every one

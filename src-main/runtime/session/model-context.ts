@@ -204,7 +204,10 @@ export class ContextCache {
     while (end < newestFirst.length && unsettled(newestFirst[end])) end++
     const s: Settled = { key: keyOf(row), upto: floor - 1, budget, entries: [], flat: [], chars: 0 }
     const oldest = newestFirst.length - 1
-    if (oldest >= end) s.upto = newestFirst[oldest].seq - 1
+    // Below the oldest message read there is nothing the context holds (the read reached the
+    // floor, or the window was full): settled, even when every message read is the running
+    // turn's (a new chat's first prompt), whose messages then follow the settled part exactly.
+    if (oldest >= 0) s.upto = newestFirst[oldest].seq - 1
     for (let k = oldest, run = 0; k >= end; k--) {
       if (++run > SETTLE_RUN) {
         run = 1

@@ -207,9 +207,9 @@ function commitStep(ctx: SessionContext, log: MessageLog, a: ActiveTurn, m: Sess
   }
   if (!m) return
   // Final unless something in it is still to be answered or run (its tool calls' outputs and
-  // answers are written into it).
+  // answers are written into it). A second reply has a message before it that is not kept.
   const final = m.parts.every((p) => p.type !== 'tool_call' && p.type !== 'interaction')
-  if (final && a.committed) a.committed.push(m)
+  if (final && a.committed?.length === 1) a.committed.push(m)
   else a.committed = undefined
   log.publishMessage(m)
   // A listener may have answered on the message mutation just now: publish each part as it is.
