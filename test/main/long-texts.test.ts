@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3'
 import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { openRuntime } from '../../src-main/runtime'
 import { openSqliteStore } from '../../src-main/store/sqlite'
 import { LONG_TEXT_CHARS, PIECE_CHARS, pieceEnd } from '../../src-main/store/sqlite/long-texts'
@@ -82,6 +82,31 @@ describe('a long message in the full-text index', () => {
     expect(ids('w39')).toEqual([tail.message_id, 'msg_long'])
     // The search thread (its own read-only connection) finds it the same way.
     expect((await messageHits(rt, `w${LONG}`)).map((h) => h.message_id)).toEqual(['msg_tail', 'msg_long'])
+  })
+
+  it('takes the text its write handed over for its first piece, not the row parsed back', async () => {
+    const rt = sqliteRuntime()
+    const s = await rt.sessions.create()
+    const parse = vi.spyOn(JSON, 'parse')
+    const longParses = () =>
+      parse.mock.calls.filter(([t]) => typeof t === 'string' && t.length > LONG_TEXT_CHARS).length
+    try {
+      // Written, then indexed by the next step: the row is not read back.
+      rt.store.insertMessage(message(s.session_id, words(LONG), 'msg_one'))
+      while (rt.store.indexLongTexts(0));
+      expect(longParses()).toBe(0)
+      expect(found(rt.store, `w${LONG}`)).toBe(1)
+      // Two written before a step: the first step indexes the older, and the newer's text is
+      // only taken by the step right after its write, so each is read back.
+      const before = longParses()
+      rt.store.insertMessage(message(s.session_id, words(LONG, 'x'), 'msg_two'))
+      rt.store.insertMessage(message(s.session_id, words(LONG, 'y'), 'msg_three'))
+      while (rt.store.indexLongTexts(0));
+      expect(longParses() - before).toBe(2)
+      expect([found(rt.store, `x${LONG}`), found(rt.store, `y${LONG}`)]).toEqual([1, 1])
+    } finally {
+      parse.mockRestore()
+    }
   })
 
   it('a long reply is indexed soon after the turn by the runtime itself, newest first among short ones', async () => {

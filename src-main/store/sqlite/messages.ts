@@ -111,7 +111,7 @@ export function sqliteMessageLog(
     const seq = stmts.nextSeq.get(message.updated_at, message.session_id) as number | undefined
     if (seq === undefined) throw new ArborError('not_found', `Session ${message.session_id} does not exist.`)
     const info = stmts.insertMessage.run(messageParams({ ...message, seq }))
-    index(Number(info.lastInsertRowid), message.status, message.parts, true)
+    index(Number(info.lastInsertRowid), message.status, message.parts, true, message)
     return { ...message, seq }
   })
 
@@ -125,7 +125,7 @@ export function sqliteMessageLog(
       parts: json(message.parts),
       meta: metaOf(message),
     }) as number | undefined
-    if (id !== undefined) index(id, message.status, message.parts)
+    if (id !== undefined) index(id, message.status, message.parts, false, message)
     lineage.forgetRows(message.session_id)
   })
   /**

@@ -1,7 +1,7 @@
 import { queryWords } from '../../../src-shared/search-words'
 import type { SearchHit, SessionMessage } from '../../../src-shared/types'
 import type { Db, Row } from './db'
-import { LONG_TEXT_CHARS, longTextMatches, longTexts } from './long-texts'
+import { LONG_TEXT_CHARS, longTextMatches, longTexts, type RowVersion } from './long-texts'
 import { toMessage } from './rows'
 
 /** How many of the newest matches a search looks at before it filters (removed, cleared) and cuts. */
@@ -302,15 +302,25 @@ export function ftsIndex(db: Db) {
   const remove = db.prepare('DELETE FROM messages_fts WHERE rowid = ?')
   const long = longTexts(db, { indexText, messageText })
   return {
-    /** `fresh`: the row was just inserted, so none of its words are indexed yet. */
-    index(id: number | bigint, status: string, parts: SessionMessage['parts'], fresh = false): void {
+    /**
+     * `fresh`: the row was just inserted, so none of its words are indexed yet. `version`: the
+     * revision and time the row is written with, when known (a long text is then indexed from
+     * the text at hand, not read back: see long-texts.ts).
+     */
+    index(
+      id: number | bigint,
+      status: string,
+      parts: SessionMessage['parts'],
+      fresh = false,
+      version?: RowVersion,
+    ): void {
       if (status === 'streaming') return
       if (!fresh) {
         remove.run(id)
         long.remove(Number(id))
       }
       const text = messageText(parts)
-      if (text.length > LONG_TEXT_CHARS) long.queue(Number(id), text)
+      if (text.length > LONG_TEXT_CHARS) long.queue(Number(id), text, version)
       else if (text) insert.run(id, indexText(text))
     },
     /** Before the row itself is deleted. */
