@@ -122,6 +122,8 @@ export function longTexts(
      */
     step(budget_ms: number): boolean {
       const started = performance.now()
+      const handedOver = queued
+      queued = null
       const row = stmts.next.get() as (LongRow & { revision: number; updated_at: number }) | undefined
       if (!row) return false
       // Read again at a text's first piece (every queueing starts there: a message id can come
@@ -129,9 +131,9 @@ export function longTexts(
       // unless the write just before this step handed that very row's text over.
       const sameAs = (t: typeof kept) =>
         t?.message_id === row.message_id && t.revision === row.revision && t.updated_at === row.updated_at
-      const handed = row.indexed_chars === 0 && sameAs(queued) && queued!.text.length === row.total_chars
-      if (handed) kept = queued
-      queued = null
+      const handed =
+        row.indexed_chars === 0 && sameAs(handedOver) && handedOver!.text.length === row.total_chars
+      if (handed) kept = handedOver
       if (!handed && !(row.indexed_chars > 0 && sameAs(kept))) {
         const parts = JSON.parse(stmts.parts.get(row.message_id) as string) as SessionMessage['parts']
         kept = {
