@@ -17,6 +17,16 @@ export function copyJson<T>(value: T): T {
   if (value === null || typeof value !== 'object') return value
   if (Array.isArray(value)) return value.map(copyJson) as T
   const out: Record<string, unknown> = {}
-  for (const [k, v] of Object.entries(value)) out[k] = copyJson(v)
+  for (const [k, v] of Object.entries(value))
+    // A key "__proto__" (JSON from a model or a tool can hold one) is a key like any other here,
+    // as JSON.parse made it: assigned, it would set the copy's prototype instead.
+    if (k === '__proto__')
+      Object.defineProperty(out, k, {
+        value: copyJson(v),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      })
+    else out[k] = copyJson(v)
   return out as T
 }

@@ -208,6 +208,38 @@ describe('incremental model context', () => {
     await rt.close()
   })
 
+  it('reads a running turn whole when it alone fills the window, its prompt first', async () => {
+    // A cold read (after a restart, a resumed turn) that fills the window inside the running
+    // turn: the turn is still sent from its prompt on, after the history before it.
+    const rt = sqliteRuntime()
+    const s = await rt.sessions.create()
+    writeMessages(rt, s.session_id, 2, 'old', (i) => `earlier ${i}`)
+    rt.store.transaction(() => {
+      for (const [i, role, text] of [
+        [2, 'user', 'the question'],
+        [3, 'assistant', 'x'.repeat(2_000)],
+        [4, 'assistant', 'the rest'],
+      ] as const)
+        rt.store.insertMessage({
+          message_id: `msg_turn_${i}`,
+          session_id: s.session_id,
+          role,
+          kind: 'text',
+          status: 'complete',
+          turn_id: 'turn_running',
+          revision: 1,
+          created_at: i,
+          updated_at: i,
+          parts: [{ type: 'text', part_id: `prt_turn_${i}`, text }],
+        })
+    })
+    const row = rt.store.getSession(s.session_id)!
+    const messages = await new ContextCache(rt.store).build(row, 'turn_running', 1_000)
+    expect(messages).toEqual(buildModelMessages(rt.store.contextMessages(s.session_id, row.context_from_seq)))
+    expect(messages[0]!.role).toBe('user')
+    await rt.close()
+  })
+
   it('counts the characters a message costs in the window', () => {
     expect(
       messageChars({

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { allMessages, record, sqliteRuntime, tempDir, textOf } from './helpers'
 import { openRuntime, type Model } from '../../src-main/runtime'
 import { FLUSH_INTERVAL_MS } from '../../src-main/runtime/step-writer'
+import { copyJson } from '../../src-shared/freeze'
 import type { ModelEvent } from '../../src-main/runtime/models/types'
 
 describe('runtime: prompts, streaming and persistence (real SQLite file)', () => {
@@ -95,6 +96,15 @@ describe('runtime: prompts, streaming and persistence (real SQLite file)', () =>
     ).finished
     expect(checked.length).toBeGreaterThan(0)
     expect(checked.every(Boolean)).toBe(true)
+  })
+
+  it('copies JSON as JSON.parse made it, a "__proto__" key included', () => {
+    const input = JSON.parse('{"path":".","__proto__":{"evil":1},"list":[{"a":null}],"n":2}') as object
+    const copy = copyJson(input)
+    expect(JSON.stringify(copy)).toBe(JSON.stringify(input))
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype)
+    expect((copy as { evil?: number }).evil).toBeUndefined()
+    expect((copy as { list: object[] }).list[0]).not.toBe((input as { list: object[] }).list[0])
   })
 
   it('gives each listener its own copy of what it publishes: changing it changes nothing kept', async () => {

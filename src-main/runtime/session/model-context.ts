@@ -184,13 +184,17 @@ export class ContextCache {
     const newestFirst: SessionMessage[] = []
     let chars = 0
     let before: number | undefined
+    let full = false
     read: for (;;) {
       const page = this.store.listMessages(row.session_id, { before_seq: before, limit: PAGE })
       for (const m of page) {
         if (m.seq < floor) break read
         newestFirst.push(m)
         chars += messageChars(m)
-        if (chars > budget) break read
+        if (chars > budget) {
+          full = true
+          break read
+        }
       }
       if (page.length < PAGE) break
       before = page[page.length - 1].seq
@@ -204,10 +208,11 @@ export class ContextCache {
     while (end < newestFirst.length && unsettled(newestFirst[end])) end++
     const s: Settled = { key: keyOf(row), upto: floor - 1, budget, entries: [], flat: [], chars: 0 }
     const oldest = newestFirst.length - 1
-    // Below the oldest message read there is nothing the context holds (the read reached the
-    // floor, or the window was full): settled, even when every message read is the running
-    // turn's (a new chat's first prompt), whose messages then follow the settled part exactly.
-    if (oldest >= 0) s.upto = newestFirst[oldest].seq - 1
+    // Below the oldest message read, nothing is left out that the context needs: settled. Also
+    // when every message read is the running turn's if the read reached the floor (a new
+    // chat's first prompt: its messages then follow the settled part exactly), but not if the
+    // window filled inside the running turn: build() reads that turn whole, its prompt first.
+    if (oldest >= end || (oldest >= 0 && !full)) s.upto = newestFirst[oldest].seq - 1
     for (let k = oldest, run = 0; k >= end; k--) {
       if (++run > SETTLE_RUN) {
         run = 1
