@@ -46,20 +46,17 @@ export interface ActiveTurn {
   asks: Array<{ call: ToolCallPart; part: InteractionPart }>
   lastRequest: { system: string; message_count: number; tools: string[] } | null
   /**
-   * The messages its start just wrote (its prompt): its first step's model context takes them
-   * as they are instead of reading them back (ContextCache.build checks they are all there is).
-   */
-  opening?: SessionMessage[]
-  /**
    * The turn's prompt and its one reply, as they committed, while nothing else can change the
-   * reply (no tool call, no question in it): the loop takes the reply from here and the turn's
-   * end settles both into the model context, instead of reading them back (a long reply is
-   * megabytes of JSON to parse, on the host's event loop). Only the step that wrote the reply
+   * reply (no tool call, no question in it): each step's model context takes them as they are
+   * (the first step its prompt), the loop takes the reply from here and the turn's end settles
+   * both into the model context, instead of reading them back (a long reply is megabytes of
+   * JSON to parse, on the host's event loop). Only the step that wrote the reply
    * changes it again, in this very object (its end failing after the commit: runStep's catch).
    * Undefined from a reply with anything left to answer or run, from a second reply (a steering
    * note or a tool's turn came between), and for a turn resumed after a restart. The loop
    * checks the reply's id and revision against the store's head; the model context checks only
-   * that these are all the messages after its settled part (their seqs, the session's newest).
+   * that these are all the messages after its settled part (their seqs, the session's newest):
+   * a later step, with a steering note or a retry's note after them, reads instead.
    */
   committed?: SessionMessage[]
   /** The id its error message will commit under, once shown before it could be written. */

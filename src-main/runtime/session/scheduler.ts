@@ -195,7 +195,6 @@ export class Scheduler {
     })
     const a = activeTurn(turn, false)
     if (fresh) a.fresh = true
-    a.opening = [user]
     a.committed = [user]
     this.ctx.active = a
     this.log.publishMessage(user)

@@ -38,8 +38,7 @@ export async function runStep(
     ...(row.env.variables ? { variables: row.env.variables } : {}),
     ...(row.env.instructions ? { instructions: row.env.instructions } : {}),
   })
-  const messages = await ctx.deps.contexts.build(row, a.turn.turn_id, budgetFor(model), a.opening)
-  a.opening = undefined
+  const messages = await ctx.deps.contexts.build(row, a.turn.turn_id, budgetFor(model), a.committed)
   a.lastRequest = { system, message_count: messages.length, tools: list.map((t) => t.name) }
   // Counted in memory now, persisted with the step's end (or the turn's, if the step fails).
   a.turn.steps += 1

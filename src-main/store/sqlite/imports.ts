@@ -49,7 +49,7 @@ export function sqliteImports(db: Db): ImportStore {
               `The import ${import_id} reserved no session ${m.session_id} (or it has ended).`,
             )
           const info = stmts.insert.run(messageParams(m))
-          fts.index(info.lastInsertRowid, m.status, m.parts, true, m)
+          fts.index(info.lastInsertRowid, m.status, m.parts, true)
         }
         merging.step()
       })
