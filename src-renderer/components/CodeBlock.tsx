@@ -8,17 +8,33 @@ import { LinePieces, linePieces } from './LinePieces'
 /** A block is highlighted once it comes near the viewport: a reply with hundreds of blocks paints as fast as plain text. */
 const whenNear = nearWatcher('600px 0px')
 
-/** A fenced code block: highlighted when the language is known, with a copy button. */
-export const CodeBlock = memo(function CodeBlock({ code, language }: { code: string; language?: string }) {
+/**
+ * A fenced code block: highlighted when the language is known, with a copy button. `growing`: the
+ * tail of a streaming reply, drawn in pieces and highlighted once it is finished (highlighting
+ * it at every change would do its whole text again each time; only its last piece changes).
+ */
+export const CodeBlock = memo(function CodeBlock({
+  code,
+  language,
+  growing = false,
+}: {
+  code: string
+  language?: string
+  growing?: boolean
+}) {
   const [copied, setCopied] = useState(false)
   const ref = useRef<HTMLDivElement>(null)
   const [near, setNear] = useState(false)
-  const html = useMemo(() => (near ? highlight(code, language) : null), [near, code, language])
+  const html = useMemo(
+    () => (near && !growing ? highlight(code, language) : null),
+    [near, growing, code, language],
+  )
   // Code too long to highlight is drawn in pieces laid out near the view; its widest line sets
   // its width, so it scrolls sideways as far whichever pieces are laid out.
   const long = useMemo(
-    () => (code.length > MAX_HIGHLIGHT ? { pieces: linePieces(code), columns: widestLine(code) } : null),
-    [code],
+    () =>
+      code.length > MAX_HIGHLIGHT || growing ? { pieces: linePieces(code), columns: widestLine(code) } : null,
+    [code, growing],
   )
 
   useEffect(() => {

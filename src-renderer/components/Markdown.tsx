@@ -60,9 +60,39 @@ const parsing = createWorkQueue({ schedule: whenIdle, now: () => performance.now
 const SETTLE_MS = 150
 
 /**
+ * A streaming reply's growing tail is shown as markdown while it grows. Up to this many
+ * characters (a paragraph, a short list) it is parsed at every change: a few milliseconds.
+ */
+const TAIL_EVERY_CHANGE = 1_000
+
+/**
+ * A longer tail is parsed again at most once per this many milliseconds per character, and shows
+ * its last parse, a little behind the stream, until then. Parsing costs about 3.5 ms per 1,000
+ * characters of dense markdown (a list of bold and code; ReactMarkdown with this app's plugins),
+ * so the tail takes about a quarter of the main thread at most.
+ */
+const TAIL_MS_PER_CHAR = 0.015
+
+/**
+ * A growing tail longer than this (characters: one markdown block this long, a huge table or
+ * list, whose parse would take ~30 ms) is shown as its source until it is finished.
+ */
+const TAIL_PARSE_MAX = 8_000
+
+/** Markdown rendered by the parser, memoised on its text (a tail shown behind the stream is not parsed again). */
+const Parsed = memo(function Parsed({ text }: { text: string }) {
+  return (
+    <ReactMarkdown remarkPlugins={plugins} rehypePlugins={rehypePlugins as never} components={components}>
+      {text}
+    </ReactMarkdown>
+  )
+})
+
+/**
  * One block, memoised on its text and mode. `now` parses it in this render; `queue` shows it
- * as plain text until the parsing queue gets to it (then it stays parsed); `hold` shows it as
- * plain text (a streaming reply's growing tail: parsing it every frame is what made frames late).
+ * as plain text until the parsing queue gets to it (then it stays parsed); `hold` is a streaming
+ * reply's growing tail: prose as its paragraph, a code block as code (highlighted once it is
+ * finished), other markdown parsed at most every few frames (TAIL_MS_PER_CHAR).
  */
 const Block = memo(function Block({
   text,
@@ -74,14 +104,30 @@ const Block = memo(function Block({
   joined: boolean
 }) {
   const [parsed, setParsed] = useState<string | null>(null)
+  const growing = mode === 'hold'
   // Plain prose renders as markdown would, without the parser (the parser's own set-up is most
   // of the time a short reply takes to render). A streaming tail that is plain prose so far
   // renders as its finished paragraph will (its trailing spaces are not shown either way):
   // when it is finished, nothing changes in the DOM, and its text is not laid out again.
-  const plain = plainParagraph(mode === 'hold' ? text.replace(/ +$/, '') : text)
-  // A block that is one fenced code block needs no parser either (not while it grows: a code
-  // block highlights its whole text again with each change).
-  const fence = useMemo(() => (mode === 'hold' ? null : fencedCode(text)), [mode, text])
+  const plain = plainParagraph(growing ? text.replace(/ +$/, '') : text)
+  // A block that is one fenced code block needs no parser either; while it grows it is drawn as
+  // code, not highlighted (that would highlight its whole text again with each change).
+  const fence = useMemo(() => fencedCode(text), [text])
+  // The text this block was last shown parsed as while it grew (a cache, not state: it only
+  // says what the last render showed).
+  const [grown] = useState<{ text: string | null; at: number }>(() => ({ text: null, at: -Infinity }))
+  const parseTail = growing && plain === null && fence === null && text.length <= TAIL_PARSE_MAX
+  if (parseTail) {
+    const now = performance.now()
+    if (
+      grown.text === null ||
+      text.length <= TAIL_EVERY_CHANGE ||
+      now - grown.at >= text.length * TAIL_MS_PER_CHAR
+    ) {
+      grown.text = text
+      grown.at = now
+    }
+  } else if (growing) grown.text = null
   const ready = mode === 'now' || parsed === text || plain !== null || fence !== null
   useEffect(() => {
     if (ready || mode !== 'queue') return
@@ -90,7 +136,12 @@ const Block = memo(function Block({
   }, [ready, mode, text])
   // The previous pieces, grown as the text grows (a cache, not state: nothing renders from it).
   const [cut] = useState<{ last: TextPieces | null }>(() => ({ last: null }))
+  if (parseTail) return <Parsed text={grown.text!} />
   if (!ready) {
+    // Shown parsed while it grew: that stays (its last words a moment behind) until the queue
+    // parses it whole, rather than turning back into its source for that moment.
+    if (mode === 'queue' && grown.text !== null && text.startsWith(grown.text))
+      return <Parsed text={grown.text} />
     cut.last = textPieces(cut.last, text)
     return (
       <p className={joined ? 'md-plain md-joined' : 'md-plain'}>
@@ -103,12 +154,8 @@ const Block = memo(function Block({
     )
   }
   if (plain !== null) return <p className={joined ? 'md-joined' : undefined}>{plain}</p>
-  if (fence !== null) return <CodeBlock code={fence.code} language={fence.language} />
-  return (
-    <ReactMarkdown remarkPlugins={plugins} rehypePlugins={rehypePlugins as never} components={components}>
-      {text}
-    </ReactMarkdown>
-  )
+  if (fence !== null) return <CodeBlock code={fence.code} language={fence.language} growing={growing} />
+  return <Parsed text={text} />
 })
 
 /** Fired (bubbling) by a streaming reply whose frame brought a section the browser may skip. */

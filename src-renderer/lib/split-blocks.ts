@@ -39,15 +39,23 @@ export function splitBlocks(text: string, max = MAX_BLOCK): string[] {
   return blocks.flatMap((b) => (b.length > max && !FENCE.test(b) ? cutLong(b, max) : [b]))
 }
 
-/** Cuts text at whitespace into pieces of at most about `max` characters (stable boundaries). */
+/**
+ * Cuts a block's first line at whitespace into pieces of at most about `max` characters (stable
+ * boundaries); the last piece is the rest of the block. Only the first line: a runaway paragraph
+ * is one line, and a table, a list or a quote cut anywhere would no longer be one (a table's
+ * rows after a cut showed as their source, `| a | b |`). A line with no space to cut at is cut
+ * at `max`, every character kept.
+ */
 function cutLong(text: string, max: number): string[] {
   const out: string[] = []
+  const br = text.indexOf('\n')
+  const lineEnd = br < 0 ? text.length : br
   let start = 0
-  while (text.length - start > max) {
-    let end = text.lastIndexOf(' ', start + max)
-    if (end <= start) end = start + max
+  while (lineEnd - start > max) {
+    const space = text.lastIndexOf(' ', start + max)
+    const end = space > start ? space : start + max
     out.push(text.slice(start, end))
-    start = end + 1
+    start = space > start ? end + 1 : end
   }
   out.push(text.slice(start))
   return out
@@ -194,18 +202,21 @@ function grow(s: BlockSplit, text: string, added: string): BlockSplit {
     const i = window.indexOf(char, from - base)
     return i < 0 ? -1 : i + base
   }
-  /** Where cutLong cuts a piece that starts at `from`: its last space, else `max` on. */
-  const cutAfter = (from: number) => {
+  /**
+   * Where cutLong cuts a piece that starts at `from`: at its last space (which no piece keeps),
+   * else `max` on. Returns the cut and where the next piece starts.
+   */
+  const cutAfter = (from: number): [number, number] => {
     const space = window.lastIndexOf(' ', from + max - base) + base
-    return space > from ? space : from + max
+    return space > from ? [space, space + 1] : [from + max, from + max]
   }
-  /** The pieces of text[from, end) as cutLong would make them from `from` on. */
-  const restFrom = (from: number, end: number): string[] => {
+  /** The pieces of text[from, end) as cutLong would make them from `from` on (its first line ends at `lineEnd`). */
+  const restFrom = (from: number, end: number, lineEnd: number): string[] => {
     const out: string[] = []
-    while (end - from > max) {
-      const cut = cutAfter(from)
+    while (Math.min(end, lineEnd) - from > max) {
+      const [cut, next] = cutAfter(from)
       out.push(own(at(from, cut)))
-      from = cut + 1
+      from = next
     }
     out.push(own(at(from, end)))
     return out
@@ -221,10 +232,12 @@ function grow(s: BlockSplit, text: string, added: string): BlockSplit {
     headOpen = nl < 0
   }
   const longTail = (end: number) => end - tailStart > max && !lineFence(head)
+  /** Where the tail's first line ends, once it has (cutLong cuts only inside it). */
+  const firstLineEnd = () => (headOpen ? Infinity : tailStart + head.length)
   const finish = (end: number) => {
     // The tail block ends at `end` (its last newline is dropped, as splitBlocks joins lines).
     const pieces = cuts.slice()
-    if (longTail(end)) pieces.push(...restFrom(cutFrom, end))
+    if (longTail(end)) pieces.push(...restFrom(cutFrom, end, firstLineEnd()))
     else pieces.push(own(at(tailStart, end)))
     if (done === s.done) done = done.slice()
     done.push(...pieces)
@@ -266,15 +279,18 @@ function grow(s: BlockSplit, text: string, added: string): BlockSplit {
   let tail: string[]
   if (longTail(length)) {
     let fixed = cuts
-    // Final only if the block surely extends past this piece's window (its end may lose a newline).
-    while (length - 1 - cutFrom > max) {
-      const cut = cutAfter(cutFrom)
+    // Final only if the first line surely extends past this piece's window (ended, or still
+    // growing: then the block's end may yet lose a newline).
+    const lineEnd = firstLineEnd()
+    const surely = Math.min(length - 1, lineEnd)
+    while (surely - cutFrom > max) {
+      const [cut, next] = cutAfter(cutFrom)
       if (fixed === cuts) fixed = cuts.slice()
       fixed.push(own(at(cutFrom, cut)))
-      cutFrom = cut + 1
+      cutFrom = next
     }
     cuts = fixed
-    tail = [...cuts, ...restFrom(cutFrom, length)]
+    tail = [...cuts, ...restFrom(cutFrom, length, lineEnd)]
   } else {
     cuts = []
     cutFrom = tailStart

@@ -225,48 +225,101 @@ describe('Markdown, progressively', () => {
     for (let i = 0; i < 50; i++) await act(() => vi.advanceTimersByTimeAsync(100))
   }
 
-  it('shows a streaming tail as plain text, parses finished blocks, and everything once settled', async () => {
+  it('shows a streaming tail as markdown, queues finished blocks, and parses everything once settled', async () => {
     vi.useFakeTimers()
     const text = 'one **bold**\n\n# Heading\n\ntail with `code` and **more'
     const el = show(text, true)
-    // The tail is its source text, not markdown.
+    // Finished blocks wait for the queue as their source; the growing tail is markdown already.
     const plain = () => [...el.querySelectorAll('.md-plain')].map((p) => p.textContent)
-    expect(plain()).toEqual(['one **bold**\n', '# Heading\n', 'tail with `code` and **more'])
+    expect(plain()).toEqual(['one **bold**\n', '# Heading\n'])
+    expect(el.querySelector('code')?.textContent).toBe('code')
+    expect([...el.querySelectorAll('.markdown p')].at(-1)?.textContent).toBe('tail with code and **more')
     await drain()
-    // Finished blocks were parsed by the queue; the tail too, once the stream paused.
+    // Finished blocks were parsed by the queue.
     expect(el.querySelector('h1')?.textContent).toBe('Heading')
     expect(el.querySelector('strong')?.textContent).toBe('bold')
-    expect(el.querySelector('code')?.textContent).toBe('code')
     expect(el.querySelector('.md-plain')).toBeNull()
 
-    // The stream goes on: the new tail is plain again; when the reply settles it is parsed.
+    // The stream goes on: the new tail is markdown at once, and the block it finished never
+    // turns back into its source while it waits for the queue.
     const more = `${text}** done\n\n- item`
     show(more, true)
-    expect(plain()).toEqual(['tail with `code` and **more** done\n', '- item'])
+    expect(plain()).toEqual([])
+    expect(el.querySelector('li')?.textContent).toBe('item')
     show(more, false)
     await drain()
     expect(el.querySelector('.md-plain')).toBeNull()
-    expect(el.querySelector('li')?.textContent).toBe('item')
+    expect([...el.querySelectorAll('strong')].map((s) => s.textContent)).toEqual(['bold', 'more'])
   })
 
-  it('shows a long streaming code block in pieces, and only its last piece changes as it grows', () => {
+  it('parses a long growing tail at most every few frames, and shows its last parse meanwhile', async () => {
     vi.useFakeTimers()
-    const code = (n: number) =>
-      ['```ts', ...Array.from({ length: n }, (_, i) => `const value${i} = compute(${i})`)].join('\n')
+    const items = (n: number) =>
+      Array.from({ length: n }, (_, i) => `- item **${i}** with \`code ${i}\``).join('\n')
+    const bold = () => [...el.querySelectorAll('strong')].map((s) => s.textContent)
+    // ~3,000 characters: parsed again once ~45 ms have passed since the last parse.
+    let el = show(items(100), true)
+    expect(bold()).toHaveLength(100)
+    show(items(101), true)
+    expect(bold()).toHaveLength(100)
+    vi.advanceTimersByTime(60)
+    show(items(102), true)
+    expect(bold()).toHaveLength(102)
+    // The stream pauses: the tail is parsed whole, and was never shown as its source meanwhile.
+    show(items(103), true)
+    expect(el.querySelector('.md-plain')).toBeNull()
+    await drain()
+    expect(bold()).toHaveLength(103)
+    // A short tail is parsed at every change, with no time passing at all.
+    el = show(`${items(103)}\n\nshort **a**`, true)
+    show(`${items(103)}\n\nshort **a** and **b**`, true)
+    expect(bold().slice(-2)).toEqual(['a', 'b'])
+  })
+
+  it('shows a growing tail too long to parse in a frame as its source, until it is finished', async () => {
+    vi.useFakeTimers()
+    const row = (i: number) => `| cell **${i}** | value ${i} with some words to make it long |`
+    const table = (n: number) =>
+      ['| a | b |', '| - | - |', ...Array.from({ length: n }, (_, i) => row(i))].join('\n')
+    expect(table(100).length).toBeLessThan(8_000)
+    expect(table(200).length).toBeGreaterThan(8_000)
+    const el = show(table(100), true)
+    expect(el.querySelectorAll('tbody tr')).toHaveLength(100)
+    // Past the limit: its source, not a parse that stopped growing.
+    show(table(200), true)
+    expect(el.querySelector('table')).toBeNull()
+    expect(el.querySelector('.md-plain')?.textContent).toBe(table(200))
+    show(table(200), false)
+    await drain()
+    expect(el.querySelectorAll('tbody tr')).toHaveLength(200)
+  })
+
+  it('shows a long streaming code block as code in pieces, and only its last piece changes as it grows', () => {
+    vi.useFakeTimers()
+    const lines = (n: number) => Array.from({ length: n }, (_, i) => `const value${i} = compute(${i})`)
+    const code = (n: number) => ['```ts', ...lines(n)].join('\n')
     const el = show(`Here is the file:\n\n${code(600)}`, true)
-    const tail = () => [...el.querySelectorAll('.md-plain')].at(-1)!
-    const pieces = () => [...tail().querySelectorAll('.md-piece')]
+    // Code, not its source: no fence shown, not highlighted yet (that waits for its end).
+    expect(el.querySelector('.md-plain')).toBeNull()
+    const block = () => el.querySelector('.code-block')!
+    expect(block().querySelector('.code-lang')?.textContent).toBe('ts')
+    expect(block().querySelector('pre')?.textContent).toBe(lines(600).join('\n'))
+    expect(block().querySelector('.hljs')).toBeNull()
+    const pieces = () => [...block().querySelectorAll('.line-piece')]
     expect(pieces().length).toBeGreaterThan(5)
-    expect(tail().textContent).toBe(code(600))
     const before = pieces()
     show(`Here is the file:\n\n${code(601)}`, true)
-    expect(tail().textContent).toBe(code(601))
+    expect(block().querySelector('pre')?.textContent).toBe(lines(601).join('\n'))
     // The same elements, and all but the last with the same text.
     const after = pieces()
     expect(after.slice(0, -1)).toEqual(before.slice(0, -1))
     expect(after.slice(0, -1).map((p) => p.textContent)).toEqual(
       before.slice(0, -1).map((p) => p.textContent),
     )
+    // Finished: the same block, whole.
+    const done = `Here is the file:\n\n${code(601)}\n\`\`\``
+    show(done, false)
+    expect(block().querySelector('pre')?.textContent).toBe(lines(601).join('\n'))
   })
 
   it('shows a streaming tail of plain prose as its paragraph, kept as it is when the block is finished', () => {
@@ -289,9 +342,11 @@ describe('Markdown, progressively', () => {
     expect(el.querySelector('.markdown')!.classList.contains('markdown-long')).toBe(false)
     expect([...el.querySelectorAll('.markdown > .md-section > p')]).toEqual(blocks)
     expect(blocks[0]!.firstChild).toBe(node)
-    // Markdown in the tail: shown as its source until it is parsed.
+    // Markdown in the tail: parsed as it grows, never shown as its source.
     show(`${para(50)}\n\nMore **bold`, true)
-    expect(el.querySelector('.md-plain')?.textContent).toBe('More **bold')
+    expect(el.querySelector('.md-plain')).toBeNull()
+    show(`${para(50)}\n\nMore **bold**`, true)
+    expect(el.querySelector('strong')?.textContent).toBe('bold')
   })
 
   it('shows a paragraph too long for one block as blocks with no gap between them', () => {

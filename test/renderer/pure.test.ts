@@ -182,6 +182,29 @@ describe('splitBlocks', () => {
     expect(b.slice(0, a.length - 1)).toEqual(a.slice(0, -1))
     expect(b.join(' ')).toBe(words(3000))
   })
+
+  it('never cuts a long table, list or quote: only a first line longer than MAX_BLOCK', () => {
+    const row = (i: number) => `| cell ${i} | value ${i} with some words to make the row long |`
+    const table = ['| a | b |', '| - | - |', ...Array.from({ length: 100 }, (_, i) => row(i))].join('\n')
+    const list = Array.from({ length: 200 }, (_, i) => `- item **${i}** with \`code ${i}\``).join('\n')
+    const quote = Array.from({ length: 200 }, (_, i) => `> line ${i} of a long quote`).join('\n')
+    for (const block of [table, list, quote]) {
+      expect(block.length).toBeGreaterThan(2 * MAX_BLOCK)
+      expect(splitBlocks(`Intro\n\n${block}\n\nEnd`)).toEqual(['Intro\n', `${block}\n`, 'End'])
+    }
+    // A runaway first line is cut; what follows it stays whole with its last piece.
+    const words = Array.from({ length: 1000 }, (_, i) => `word${i}`).join(' ')
+    const blocks = splitBlocks(`${words}\n${list}`)
+    expect(blocks.length).toBeGreaterThan(3)
+    expect(blocks.at(-1)!.endsWith(`\n${list}`)).toBe(true)
+    expect(blocks.slice(0, -1).every((b) => !b.includes('\n') && b.length <= MAX_BLOCK)).toBe(true)
+  })
+
+  it('cuts a line with no space at MAX_BLOCK and keeps every character', () => {
+    const solid = 'x'.repeat(2 * MAX_BLOCK + 5)
+    expect(splitBlocks(solid).map((b) => b.length)).toEqual([MAX_BLOCK, MAX_BLOCK, 5])
+    expect(splitBlocks(`${solid} tail`).join('')).toBe(`${solid} tail`)
+  })
 })
 
 describe('splitBlocksIncremental', () => {
