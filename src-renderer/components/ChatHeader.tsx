@@ -175,7 +175,7 @@ export function ChatHeader() {
           <span className="meta-label">Model</span>
           <select
             aria-label="Model"
-            className="select"
+            className="select model-select"
             value={info.model}
             onChange={(e) => void actions.setModel(e.target.value)}
           >
