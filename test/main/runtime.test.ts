@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { allMessages, record, sqliteRuntime, tempDir, textOf } from './helpers'
 import { openRuntime, type Model } from '../../src-main/runtime'
 import { FLUSH_INTERVAL_MS } from '../../src-main/runtime/step-writer'
+import { titleFromPrompt } from '../../src-main/runtime/session/title'
 import { copyJson } from '../../src-shared/freeze'
 import type { ModelEvent } from '../../src-main/runtime/models/types'
 
@@ -264,6 +265,23 @@ describe('runtime: prompts, streaming and persistence (real SQLite file)', () =>
     ).finished
     expect((await child.get_info()).title).toBe('Now in Rust')
     expect((await s.get_info()).title).toBe('print("hello")')
+  })
+
+  it('titles a chat with its first prompt as plain text: no markdown marks, one line, 60 characters', () => {
+    expect(
+      titleFromPrompt('Here is **bold text**, some `inline code` and a [link](https://example.com).'),
+    ).toBe('Here is bold text, some inline code and a link.')
+    expect(titleFromPrompt('# Release plan\n\n- *first* item\n- ~~second~~ item\n> quoted')).toBe(
+      'Release plan first item second item quoted',
+    )
+    // Not markdown: a word's underscores, a lone star, arithmetic, an unclosed mark.
+    expect(titleFromPrompt('rename my_var_name and __init__ to 2 * 3 * 4')).toBe(
+      'rename my_var_name and __init__ to 2 * 3 * 4',
+    )
+    expect(titleFromPrompt('what does **this do')).toBe('what does **this do')
+    expect(titleFromPrompt('1. Install it\n2. Run `npm ci`')).toBe('Install it Run npm ci')
+    const long = titleFromPrompt(`**${'word '.repeat(30).trim()}**`)
+    expect(long).toBe(`${'word '.repeat(11)}wo…`)
   })
 
   it('refuses a second runtime on the same data folder with a clear error', () => {

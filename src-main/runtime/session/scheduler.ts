@@ -7,6 +7,7 @@ import { commandOf, commandRow, queuedTurn, runCommand, type Command } from './c
 import { activeTurn, FINISHED, now, type ActiveTurn, type SessionContext } from './context'
 import { pendingOf } from './interactions'
 import { textOf, type MessageLog } from './log'
+import { titleFromPrompt } from './title'
 import type { ToolBox } from './tools'
 import { endTurn, runTurn, type TurnOutcome } from './turn'
 import { infoOf } from './views'
@@ -209,11 +210,7 @@ export class Scheduler {
   private autoTitle(query: string): void {
     const row = this.ctx.row()
     if (row.title !== 'New chat' && !row.title.endsWith(' (fork)')) return
-    const line = query
-      .replace(/```[\w-]*/g, ' ')
-      .replace(/\s+/g, ' ')
-      .trim()
-    const title = line.length > 60 ? `${line.slice(0, 57).trimEnd()}…` : line
+    const title = titleFromPrompt(query)
     if (title) this.ctx.store.updateSession(this.ctx.id, { title })
   }
 
