@@ -163,8 +163,10 @@ export function ChatHeader() {
             title="Open the session this one was forked from"
             onClick={() => void actions.openSession(info.parent!.parent_session_id)}
           >
-            <BranchIcon /> forked from {parentTitle ? `“${parentTitle}”` : 'a session'} at message{' '}
-            {info.parent.fork_seq}
+            <BranchIcon />
+            <span className="lineage-text">
+              forked from {parentTitle ? `“${parentTitle}”` : 'a session'} at message {info.parent.fork_seq}
+            </span>
           </button>
         )}
       </div>

@@ -122,13 +122,22 @@ const Block = memo(function Block({
     if (
       grown.text === null ||
       text.length <= TAIL_EVERY_CHANGE ||
-      now - grown.at >= text.length * TAIL_MS_PER_CHAR
+      now - grown.at >= text.length * TAIL_MS_PER_CHAR ||
+      // Not grown but rewritten: never the parse of another text.
+      !text.startsWith(grown.text)
     ) {
       grown.text = text
       grown.at = now
     }
   } else if (growing) grown.text = null
-  const ready = mode === 'now' || parsed === text || plain !== null || fence !== null
+  // A short tail that was shown parsed is parsed again when it is finished, at once: its last
+  // words (the frame that ended the stream) would otherwise wait for the queue.
+  const ready =
+    mode === 'now' ||
+    parsed === text ||
+    plain !== null ||
+    fence !== null ||
+    (mode === 'queue' && grown.text !== null && text.length <= TAIL_EVERY_CHANGE)
   useEffect(() => {
     if (ready || mode !== 'queue') return
     // Rendered at once, so the queue's budget counts the parse and the commit.
@@ -138,9 +147,10 @@ const Block = memo(function Block({
   const [cut] = useState<{ last: TextPieces | null }>(() => ({ last: null }))
   if (parseTail) return <Parsed text={grown.text!} />
   if (!ready) {
-    // Shown parsed while it grew: that stays (its last words a moment behind) until the queue
-    // parses it whole, rather than turning back into its source for that moment.
-    if (mode === 'queue' && grown.text !== null && text.startsWith(grown.text))
+    // A longer one shown parsed while it grew: that stays (its last words a moment behind) until
+    // the queue parses it whole, rather than turning back into its source for that moment.
+    // (Its last parse may hold a line break more than the finished block, which ends at its last.)
+    if (mode === 'queue' && grown.text !== null && text.startsWith(grown.text.replace(/\n+$/, '')))
       return <Parsed text={grown.text} />
     cut.last = textPieces(cut.last, text)
     return (

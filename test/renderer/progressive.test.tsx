@@ -246,6 +246,8 @@ describe('Markdown, progressively', () => {
     show(more, true)
     expect(plain()).toEqual([])
     expect(el.querySelector('li')?.textContent).toBe('item')
+    // A short finished block is parsed at once, its last words and all (not its parse as a tail).
+    expect([...el.querySelectorAll('strong')].map((s) => s.textContent)).toEqual(['bold', 'more'])
     show(more, false)
     await drain()
     expect(el.querySelector('.md-plain')).toBeNull()
@@ -270,6 +272,22 @@ describe('Markdown, progressively', () => {
     expect(el.querySelector('.md-plain')).toBeNull()
     await drain()
     expect(bold()).toHaveLength(103)
+    // A finished block whose last parse ended in the line breaks it lost keeps that parse, not
+    // its source, until the queue gets to it.
+    const blank = `${items(103)}\n- last **one**`
+    el = show(blank, true)
+    vi.advanceTimersByTime(60)
+    show(`${blank}\n\n`, true)
+    show(`${blank}\n\nNext`, true)
+    expect(el.querySelector('.md-plain')).toBeNull()
+    await drain()
+    expect(bold()).toHaveLength(104)
+    // A tail rewritten, not grown, is parsed at once (never the parse of the text it replaced).
+    const rewritten = items(103).replaceAll('item', 'entry')
+    show(`${blank}\n\n${items(103)}`, true)
+    show(`${blank}\n\n${rewritten}`, true)
+    expect(el.textContent).toContain('entry 102')
+    expect(el.textContent).not.toContain('item 102 with code 102entry')
     // A short tail is parsed at every change, with no time passing at all.
     el = show(`${items(103)}\n\nshort **a**`, true)
     show(`${items(103)}\n\nshort **a** and **b**`, true)
