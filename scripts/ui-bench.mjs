@@ -297,6 +297,63 @@ async function stateBench() {
   )
 }
 
+/** The markdown reply streamed at full speed (`/markdown`, scripted.ts): 20,000 words, ~170,000 characters. */
+const MARKDOWN_WORDS = 20_000
+
+/**
+ * Streams `/markdown words delay` into the open chat and reports its frames against the idle
+ * ones (`idle`), its long tasks, and its last word painted (a frame after it, as the page sees it).
+ */
+async function streamMarkdown(page, { words, delay, idle }) {
+  await page.evaluate((w) => {
+    Object.assign(window.__bench, {
+      lastWord: w,
+      firstDeltaAt: null,
+      lastDeltaAt: null,
+      domAt: null,
+      paintAt: null,
+    })
+  }, `word${words}`)
+  const box = page.getByRole('textbox', { name: 'Message' })
+  await box.fill(`/markdown ${words} ${delay}`)
+  await page.evaluate(() => window.__bench.startProbe())
+  await box.press('Enter')
+  await page.waitForFunction(() => window.__bench.paintAt !== null, null, { timeout: 300_000, polling: 250 })
+  const b = await page.evaluate(() => {
+    const { firstDeltaAt, lastDeltaAt, domAt, paintAt } = window.__bench
+    return { firstDeltaAt, lastDeltaAt, domAt, paintAt, ...window.__bench.stopProbe() }
+  })
+  const frames = b.frames.slice(2).map(([, d]) => d)
+  const idleMedian = median(idle)
+  const late = frames.filter((d) => d > 1.5 * idleMedian)
+  const long = b.longtasks.filter((d) => d > 50)
+  const pace = delay === 0 ? 'at full speed' : `a word every ${delay} ms`
+  console.log(
+    `ui: (markdown reply of ${words} words, ${pace}: ${((b.lastDeltaAt - b.firstDeltaAt) / 1000).toFixed(1)} s of deltas, ${frames.length} frames, ${late.length} late: ${late.map((d) => d.toFixed(0)).join(' ')} ms; long tasks > 50 ms: ${long.length}${long.length ? `, longest ${Math.max(...long).toFixed(0)} ms` : ''})`,
+  )
+  report(
+    `rAF p95 while streaming a markdown reply of ${words} words, ${pace}`,
+    percentile(frames, 95),
+    'ms',
+    'idle',
+    percentile(idle, 95),
+    1.25,
+  )
+  report(
+    `markdown reply's last word → painted (a frame after)`,
+    b.paintAt - b.lastDeltaAt,
+    'ms',
+    '3 idle frames',
+    3 * idleMedian,
+    1,
+  )
+  // Every block parsed once the reply settled (no block left as its source).
+  await page.waitForFunction(() => document.querySelectorAll('[role="log"] .md-plain').length === 0, null, {
+    timeout: 120_000,
+    polling: 250,
+  })
+}
+
 // ---- in the page ---------------------------------------------------------------------------
 
 /** Installed before the app loads: timestamps of WebSocket deltas, the DOM and frames. */
@@ -767,6 +824,10 @@ async function uiBench(url, chats) {
     )
     report('last delta → painted', painted - b.lastDeltaAt, 'ms', '2 idle frames', 2 * idleMedian, 1)
     report('JS heap after streaming (after GC)', heapAfter, 'MiB', 'before', heapBefore, 2)
+    // The same at a reply of markdown of every kind (Markdown.tsx shows the growing tail parsed):
+    // at full speed, and at a model's pace (a word every few milliseconds).
+    await streamMarkdown(page, { words: MARKDOWN_WORDS, delay: 0, idle: idleStream })
+    await streamMarkdown(page, { words: 600, delay: 5, idle: idleStream })
     void idleP50
     void idleP95
   } finally {

@@ -3,6 +3,7 @@ import { allMessages, record, sqliteRuntime, tempDir, textOf } from './helpers'
 import { openRuntime, type Model } from '../../src-main/runtime'
 import { FLUSH_INTERVAL_MS } from '../../src-main/runtime/step-writer'
 import { titleFromPrompt } from '../../src-main/runtime/session/title'
+import { markdownReply } from '../../src-main/runtime/models/scripted'
 import { copyJson } from '../../src-shared/freeze'
 import type { ModelEvent } from '../../src-main/runtime/models/types'
 
@@ -282,6 +283,30 @@ describe('runtime: prompts, streaming and persistence (real SQLite file)', () =>
     expect(titleFromPrompt('1. Install it\n2. Run `npm ci`')).toBe('Install it Run npm ci')
     const long = titleFromPrompt(`**${'word '.repeat(30).trim()}**`)
     expect(long).toBe(`${'word '.repeat(11)}wo…`)
+  })
+
+  it('streams /markdown N: N words as markdown of every kind, a word a delta, the last word last', async () => {
+    const md = markdownReply(300)
+    for (const mark of ['**word', '`word', '- item word', '| a | b | c |', '```ts\nconst word', '## word'])
+      expect(md).toContain(mark)
+    const words = md.match(/word\d+/g)!
+    expect(words).toEqual(Array.from({ length: 300 }, (_, i) => `word${i + 1}`))
+    expect(md.endsWith('\n\nword300')).toBe(true)
+
+    const rt = sqliteRuntime()
+    const s = await rt.sessions.create()
+    const deltas: string[] = []
+    s.subscribe((m) => {
+      if (m.variant === 'delta') deltas.push(m.text)
+    })
+    await (
+      await s.prompt({ query: '/markdown 300 0' })
+    ).finished
+    expect(deltas.join('')).toBe(md)
+    expect(deltas.every((d) => (d.match(/word\d+/g) ?? []).length <= 1)).toBe(true)
+    expect(deltas.at(-1)).toBe('\n\nword300')
+    const messages = await allMessages(s)
+    expect(textOf(messages.at(-1)!)).toBe(md)
   })
 
   it('refuses a second runtime on the same data folder with a clear error', () => {

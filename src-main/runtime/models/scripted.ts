@@ -6,6 +6,7 @@ import { ModelError, readableOutput } from './types'
  * not a language model, and the UI names it so. Commands in the last user message:
  *   any text              → a short markdown reply quoting the prompt
  *   /stream N [DELAY_MS]  → N words, DELAY_MS (default 20) between deltas
+ *   /markdown N [DELAY_MS] → N words as markdown of every kind (markdownReply), paced as /stream
  *   /error TEXT           → the step fails with TEXT
  *   /tool NAME JSON       → one call of tool NAME with that input, then a reply about its result
  *   /think TEXT           → a reasoning part, then a reply
@@ -36,6 +37,55 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
     }
     signal.addEventListener('abort', onAbort, { once: true })
   })
+}
+
+/**
+ * `n` words, word1 … wordN, as markdown of every kind a reply holds, in turn: a paragraph with
+ * bold and code, a list, a table, a code block, a heading; then wordN, a paragraph of its own.
+ */
+export function markdownReply(n: number): string {
+  let i = 1
+  const take = (k: number) => {
+    const words: string[] = []
+    while (words.length < k && i < n) words.push(`word${i++}`)
+    return words
+  }
+  const rows = (words: string[], k: number) =>
+    Array.from({ length: Math.ceil(words.length / k) }, (_, r) => words.slice(r * k, r * k + k))
+  const blocks: string[] = []
+  for (let b = 0; i < n; b++) {
+    switch (b % 5) {
+      case 0:
+        blocks.push(
+          take(40)
+            .map((w, j) => (j % 7 === 3 ? `**${w}**` : j % 11 === 5 ? `\`${w}\`` : w))
+            .join(' '),
+        )
+        break
+      case 1:
+        blocks.push(
+          rows(take(15), 3)
+            .map((r) => `- item ${r.join(' ')}`)
+            .join('\n'),
+        )
+        break
+      case 2:
+        blocks.push(
+          ['| a | b | c |', '| - | - | - |', ...rows(take(12), 3).map((r) => `| ${r.join(' | ')} |`)].join(
+            '\n',
+          ),
+        )
+        break
+      case 3:
+        blocks.push(['```ts', ...rows(take(12), 3).map((r) => `const ${r.join(' = ')}`), '```'].join('\n'))
+        break
+      default:
+        blocks.push(`## ${take(3).join(' ')}`)
+    }
+  }
+  // It ends with a paragraph of its last word, so that word is the last thing streamed.
+  if (n > 0) blocks.push(`word${n}`)
+  return blocks.join('\n\n')
 }
 
 function abortError(): Error {
@@ -96,16 +146,19 @@ async function* scriptedStep(request: ModelStepRequest): AsyncGenerator<ModelEve
     for (const i of last.images ?? []) files.push(`the image **${i.name}** (${i.mime_type})`)
   const steering = prompt.startsWith('[Steering note] ')
 
-  const stream = /^\/stream\s+(\d+)(?:\s+(\d+))?\s*$/.exec(prompt)
+  const stream = /^\/(stream|markdown)\s+(\d+)(?:\s+(\d+))?\s*$/.exec(prompt)
   if (stream) {
-    const n = Math.min(Number(stream[1]), 1_000_000)
-    const delay = stream[2] === undefined ? 20 : Number(stream[2])
+    const n = Math.min(Number(stream[2]), 1_000_000)
+    const delay = stream[3] === undefined ? 20 : Number(stream[3])
+    // The markdown reply: a word a delta, each with the markdown before it.
+    const pieces = stream[1] === 'markdown' ? (markdownReply(n).match(/\s*\S+/g) ?? []) : null
+    const count = pieces ? pieces.length : n
     let produced = 0
-    for (let i = 1; i <= n; i++) {
+    for (let i = 1; i <= count; i++) {
       if (delay > 0) await sleep(delay, signal)
       else if (signal.aborted) throw abortError()
       else if (i % 512 === 0) await new Promise((r) => setImmediate(r))
-      const word = `word${i}${i === n ? '' : ' '}`
+      const word = pieces ? pieces[i - 1]! : `word${i}${i === n ? '' : ' '}`
       produced += word.length
       yield { type: 'text-delta', text: word }
     }
