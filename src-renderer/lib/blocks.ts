@@ -16,7 +16,8 @@ export const LONG_TEXT = 20_000
 
 /**
  * How each block renders: `now` (parsed in this render), `queue` (plain text until the parsing
- * queue gets to it), `hold` (plain text, not parsed yet: a streaming reply's growing tail).
+ * queue gets to it), `hold` (a streaming reply's growing tail, shown as it will look and parsed
+ * at most every few frames: Markdown.tsx).
  */
 export type BlockMode = 'now' | 'queue' | 'hold'
 
@@ -58,10 +59,11 @@ export function wrappedLines(text: string, lineChars: number): number {
  * first frame). A long one parses its last EAGER_LINES at once — the bottom, which is what a
  * reader sees on opening it — and queues the rest, so opening it costs about as much as opening
  * a short one, however much code and how many tables it holds. While a reply streams its
- * finished blocks are queued and its tail is held as plain text until the stream pauses
- * (`tailSettled`): per frame, the work no longer depends on how much markdown the batch
- * carried. A reply that `streamed` into view queues every block when it settles (the newest is
- * parsed first, just after that frame), so the frame that shows its last delta stays short.
+ * finished blocks are queued and its tail is held (shown parsed, at most every few frames:
+ * Markdown.tsx) until the stream pauses (`tailSettled`): per frame, the work no longer depends
+ * on how much markdown the batch carried. A reply that `streamed` into view queues every block
+ * when it settles (the newest is parsed first, just after that frame; a short tail shown parsed
+ * is parsed again at once), so the frame that shows its last delta stays short.
  */
 export function blockModes(
   blocks: readonly string[],
