@@ -1,4 +1,5 @@
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { mkdirSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { resolve } from 'node:path'
@@ -297,11 +298,15 @@ test("README screenshot at Electron's minimum window, 720×480", async ({ page, 
 })
 
 test('README screenshot of the local model library', async ({ page, host }) => {
-  // One model in the folder already, one downloading slowly from a loopback server.
-  const model = Buffer.concat([Buffer.from('GGUF'), Buffer.alloc(6 * 1024 * 1024)])
+  // One model in the folder already (a real, tiny one: a fake file showed as an error in the
+  // README), one downloading slowly from a loopback server.
   const dir = resolve(host.dataDir, 'models')
   mkdirSync(dir, { recursive: true })
-  writeFileSync(resolve(dir, 'Llama-3.2-1B-Instruct-Q4_K_M.gguf'), model)
+  execFileSync(process.execPath, [
+    resolve(__dirname, '..', 'scripts', 'make-tiny-gguf.mjs'),
+    resolve(dir, 'tiny-test-model.gguf'),
+  ])
+  const model = Buffer.alloc(6 * 1024 * 1024)
   const server = createServer((_req, res) => {
     res.writeHead(200, { 'content-length': String(model.length * 40) })
     const tick = () => {
