@@ -297,14 +297,12 @@ async function stateBench() {
   )
 }
 
-/** The markdown reply streamed at full speed (`/markdown`, scripted.ts): 20,000 words, ~170,000 characters. */
-const MARKDOWN_WORDS = 20_000
-
 /**
- * Streams `/markdown words delay` into the open chat and reports its frames against the idle
- * ones (`idle`), its long tasks, and its last word painted (a frame after it, as the page sees it).
+ * Sends `prompt` into the open chat and waits until `lastWord` of its reply has painted; returns
+ * the page's timestamps of its deltas and DOM, its frames and long tasks (probed from Enter on),
+ * and `ms` from Enter to that paint. `beforeProbe` runs just before the probe starts (a trace).
  */
-async function streamMarkdown(page, { words, delay, idle }) {
+async function streamReply(page, prompt, lastWord, beforeProbe = async () => {}) {
   await page.evaluate((w) => {
     Object.assign(window.__bench, {
       lastWord: w,
@@ -313,16 +311,31 @@ async function streamMarkdown(page, { words, delay, idle }) {
       domAt: null,
       paintAt: null,
     })
-  }, `word${words}`)
+  }, lastWord)
   const box = page.getByRole('textbox', { name: 'Message' })
-  await box.fill(`/markdown ${words} ${delay}`)
+  await box.fill(prompt)
+  await beforeProbe()
   await page.evaluate(() => window.__bench.startProbe())
+  const started = Date.now()
   await box.press('Enter')
   await page.waitForFunction(() => window.__bench.paintAt !== null, null, { timeout: 300_000, polling: 250 })
+  const ms = Date.now() - started
   const b = await page.evaluate(() => {
     const { firstDeltaAt, lastDeltaAt, domAt, paintAt } = window.__bench
     return { firstDeltaAt, lastDeltaAt, domAt, paintAt, ...window.__bench.stopProbe() }
   })
+  return { ...b, ms }
+}
+
+/** The markdown reply streamed at full speed (`/markdown`, scripted.ts): 20,000 words, ~170,000 characters. */
+const MARKDOWN_WORDS = 20_000
+
+/**
+ * Streams `/markdown words delay` into the open chat and reports its frames against the idle
+ * ones (`idle`), its long tasks, and its last word painted (a frame after it, as the page sees it).
+ */
+async function streamMarkdown(page, { words, delay, idle }) {
+  const b = await streamReply(page, `/markdown ${words} ${delay}`, `word${words}`)
   const frames = b.frames.slice(2).map(([, d]) => d)
   const idleMedian = median(idle)
   const late = frames.filter((d) => d > 1.5 * idleMedian)
@@ -710,30 +723,18 @@ async function uiBench(url, chats) {
     const cdp = await page.context().newCDPSession(page)
     const heapBefore = await heapMiB(cdp, 'before')
     const idleStream = await idleFrames(page)
-    await page.evaluate((w) => (window.__bench.lastWord = w), `word${WORDS}`)
-    const box = page.getByRole('textbox', { name: 'Message' })
-    await box.fill(`/stream ${WORDS} 0`)
-    await cdp.send('Tracing.start', {
-      categories: 'disabled-by-default-devtools.timeline,devtools.timeline,toplevel',
-      transferMode: 'ReturnAsStream',
+    const b = await streamReply(page, `/stream ${WORDS} 0`, `word${WORDS}`, async () => {
+      await cdp.send('Tracing.start', {
+        categories: 'disabled-by-default-devtools.timeline,devtools.timeline,toplevel',
+        transferMode: 'ReturnAsStream',
+      })
+      if (process.env.UI_BENCH_PROFILE) {
+        await cdp.send('Profiler.enable')
+        await cdp.send('Profiler.setSamplingInterval', { interval: 200 })
+        await cdp.send('Profiler.start')
+      }
     })
-    if (process.env.UI_BENCH_PROFILE) {
-      await cdp.send('Profiler.enable')
-      await cdp.send('Profiler.setSamplingInterval', { interval: 200 })
-      await cdp.send('Profiler.start')
-    }
-    await page.evaluate(() => window.__bench.startProbe())
-    const started = Date.now()
-    await box.press('Enter')
-    await page.waitForFunction(() => window.__bench.paintAt !== null, null, {
-      timeout: 300_000,
-      polling: 250,
-    })
-    const streamMs = Date.now() - started
-    const b = await page.evaluate(() => {
-      const { firstDeltaAt, lastDeltaAt, domAt, paintAt } = window.__bench
-      return { firstDeltaAt, lastDeltaAt, domAt, paintAt, ...window.__bench.stopProbe() }
-    })
+    const streamMs = b.ms
     const { tasks, domToCommit, gc, stampAt } = await readTrace(cdp)
     if (process.env.UI_BENCH_PROFILE) {
       const { profile } = await cdp.send('Profiler.stop')
