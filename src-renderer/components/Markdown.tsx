@@ -44,6 +44,16 @@ function textOf(node: ReactNode): string {
 const components: Components = {
   // Links leave the app: a new window, which main turns into the system browser (or refuses).
   a: ({ node: _node, ...props }) => <a {...props} target="_blank" rel="noreferrer noopener" />,
+  // A numbered list is indented for its widest number, so that number is drawn inside its box:
+  // a long reply's sections clip what is drawn outside them (content-visibility, markdown.css),
+  // and a fixed indent cut `114.` to `4.`.
+  ol: ({ node, start, style, ...props }) => {
+    const items = node?.children.filter((c) => c.type === 'element' && c.tagName === 'li').length ?? 0
+    const digits = String(Math.max(1, (start ?? 1) + items - 1)).length
+    return (
+      <ol start={start} style={{ ...style, paddingInlineStart: `calc(${digits}ch + 0.9em)` }} {...props} />
+    )
+  },
   // Fenced and indented code: highlighted, with a copy button.
   pre: ({ children }) => {
     const code = isValidElement<{ className?: string; children?: ReactNode }>(children) ? children : null
@@ -78,6 +88,13 @@ const TAIL_MS_PER_CHAR = 0.015
  * list, whose parse would take ~30 ms) is shown as its source until it is finished.
  */
 const TAIL_PARSE_MAX = 8_000
+
+/**
+ * A finished tail whose last parse cannot stand for it (it went past the block's end) is parsed
+ * at once up to this many characters (~10 ms); a longer one shows as its source until the queue
+ * gets to it.
+ */
+const REPARSE_MAX = 3_000
 
 /** Markdown rendered by the parser, memoised on its text (a tail shown behind the stream is not parsed again). */
 const Parsed = memo(function Parsed({ text }: { text: string }) {
@@ -130,14 +147,22 @@ const Block = memo(function Block({
       grown.at = now
     }
   } else if (growing) grown.text = null
-  // A short tail that was shown parsed is parsed again when it is finished, at once: its last
-  // words (the frame that ended the stream) would otherwise wait for the queue.
+  // A finished block that was shown parsed as the tail: a longer one keeps showing that parse
+  // (its last words a moment behind) until the queue parses it whole, if the parse is of a
+  // prefix of it. (It may hold a line break more than the finished block, which ends at its last.)
+  const behind = mode === 'queue' && grown.text !== null && text.startsWith(grown.text.replace(/\n+$/, ''))
+  // It is parsed again at once when it is short (its last words, in the frame that ended the
+  // stream, would otherwise wait for the queue), or when its last parse went past its end (a
+  // list cut before an item whose first characters that parse had: lib/split-blocks.ts), if a
+  // parse of it fits in a frame.
   const ready =
     mode === 'now' ||
     parsed === text ||
     plain !== null ||
     fence !== null ||
-    (mode === 'queue' && grown.text !== null && text.length <= TAIL_EVERY_CHANGE)
+    (mode === 'queue' &&
+      grown.text !== null &&
+      (text.length <= TAIL_EVERY_CHANGE || (!behind && text.length <= REPARSE_MAX)))
   useEffect(() => {
     if (ready || mode !== 'queue') return
     // Rendered at once, so the queue's budget counts the parse and the commit.
@@ -145,13 +170,19 @@ const Block = memo(function Block({
   }, [ready, mode, text])
   // The previous pieces, grown as the text grows (a cache, not state: nothing renders from it).
   const [cut] = useState<{ last: TextPieces | null }>(() => ({ last: null }))
-  if (parseTail) return <Parsed text={grown.text!} />
+  // A block the next one continues (a list cut between its items): its markdown, with no gap after.
+  const parsedAs = (shown: string) =>
+    joined ? (
+      <div className="md-joined">
+        <Parsed text={shown} />
+      </div>
+    ) : (
+      <Parsed text={shown} />
+    )
+  if (parseTail) return parsedAs(grown.text!)
   if (!ready) {
-    // A longer one shown parsed while it grew: that stays (its last words a moment behind) until
-    // the queue parses it whole, rather than turning back into its source for that moment.
-    // (Its last parse may hold a line break more than the finished block, which ends at its last.)
-    if (mode === 'queue' && grown.text !== null && text.startsWith(grown.text.replace(/\n+$/, '')))
-      return <Parsed text={grown.text} />
+    // Rather than turning back into its source for that moment.
+    if (behind) return parsedAs(grown.text!)
     cut.last = textPieces(cut.last, text)
     return (
       <p className={joined ? 'md-plain md-joined' : 'md-plain'}>
@@ -165,7 +196,7 @@ const Block = memo(function Block({
   }
   if (plain !== null) return <p className={joined ? 'md-joined' : undefined}>{plain}</p>
   if (fence !== null) return <CodeBlock code={fence.code} language={fence.language} growing={growing} />
-  return <Parsed text={text} />
+  return parsedAs(text)
 })
 
 /** Fired (bubbling) by a streaming reply whose frame brought a section the browser may skip. */

@@ -8,7 +8,9 @@ import { extendsText } from '../../src-shared/delta'
  * a fenced code block: such a line can never continue a list item or an indented block, so the
  * pieces render exactly as the whole would (up to list numbering, which markdown keeps via
  * `start`). A single paragraph longer than MAX_BLOCK (a runaway reply with no blank lines) is cut
- * at whitespace: it then shows as several paragraphs, which keeps long streams smooth.
+ * at whitespace: it then shows as several paragraphs, which keeps long streams smooth. A list
+ * longer than MAX_BLOCK is cut between its items (`cutList`): each piece is a list of its own,
+ * shown with no gap after the one before it (Markdown.tsx).
  */
 export const MAX_BLOCK = 2000
 
@@ -57,8 +59,123 @@ function cutLong(text: string, max: number): string[] {
     out.push(text.slice(start, end))
     start = space > start ? end + 1 : end
   }
-  out.push(text.slice(start))
+  if (start > 0) return [...out, text.slice(start)]
+  return cutList(text, max)
+}
+
+/**
+ * A block that is a list (its first line an item at column 0, no longer than `max`), cut before
+ * each item that starts more than `max` characters after the last cut. Each piece ends without
+ * the line break before that item (so it shows joined to the next, Markdown.tsx). A 200-item
+ * list was one block: parsed whole in every frame while it streamed (so shown as its source once
+ * past TAIL_PARSE_MAX), and whole again when finished, ~3.5 ms per 1,000 characters.
+ *
+ * A piece renders as that part of the whole list would, as long as every line at column 0 so far
+ * starts an item of the same kind (the same bullet, or numbers with the same delimiter; indented
+ * lines are the items' own), and no line after a blank one is indented less than its item's
+ * content: from the first line that breaks that rule (a paragraph, a heading, a fence, a lazy
+ * line), the rest of the block stays in one piece. Cuts depend only on the text before them, so
+ * they stay put as a list streams. Two differences remain: a list whose items were all numbered
+ * `1.` numbers each piece from 1 again, and one with a blank line inside an item (a loose list)
+ * shows its pieces before that line tight.
+ */
+function cutList(text: string, max: number): string[] {
+  const lines = text.split('\n')
+  let list = listOf(extendLine(NO_LINE, lines[0]!), max)
+  if (!list) return [text]
+  const out: string[] = []
+  let from = 0
+  let pos = lines[0]!.length + 1
+  let fence: string | null = null
+  let blank = false
+  for (let i = 1; i < lines.length && list.pure; i++) {
+    const line = lines[i]!
+    const step = listStep(list, extendLine(NO_LINE, line), fence, blank)
+    if (step.item && pos - from > max) {
+      out.push(text.slice(from, pos - 1))
+      from = pos
+    }
+    list = step.list
+    const f = FENCE.exec(line)
+    if (f) {
+      if (fence === null) fence = f[1]![0]!
+      else if (f[1]![0] === fence) fence = null
+    }
+    blank = line.trim() === '' && fence === null
+    pos += line.length + 1
+  }
+  out.push(text.slice(from))
   return out
+}
+
+/** A list being cut (`cutList`): its items' kind, where its last item's content starts, and whether cutting may go on. */
+interface ListScan {
+  readonly kind: string
+  readonly offset: number
+  readonly pure: boolean
+}
+
+/** A list item's marker at column 0 (a bullet, or a number and its delimiter) and the white space after it. */
+const ITEM = /^(?:([-*+])|\d{1,9}([.)]))([ \t]+)/
+
+/** The item a line starts at column 0 (from its first HEAD characters and its length): its kind and content column. */
+function itemOf(line: LineHead): { kind: string; offset: number } | null {
+  const m = ITEM.exec(line.head)
+  if (!m) return null
+  // Only bullets and white space may be a thematic break (`- - -`, `* * *`), not an item.
+  if (m[1] && /^[-*+_ \t]*$/.test(line.head)) return null
+  const spaces = m[3]!
+  const marker = m[0].length - spaces.length
+  // Its content starts after the spaces, or one past the marker when they are 5 or more or end
+  // the line. A tab: unknown here, so no line after a blank one continues it (see listStep).
+  const offset = spaces.includes('\t')
+    ? Infinity
+    : spaces.length > 4 || m[0].length === line.length
+      ? marker + 1
+      : m[0].length
+  return { kind: m[1] ?? m[2]!, offset }
+}
+
+/** A block's first line, once complete: the list it starts (one to cut), or null. */
+function listOf(head: LineHead, max: number): ListScan | null {
+  if (head.length > max) return null
+  const item = itemOf(head)
+  return item && { kind: item.kind, offset: item.offset, pure: true }
+}
+
+/** The columns a line is indented by (a tab to the next multiple of 4), as far as its head shows. */
+function indentOf(head: string): number {
+  let columns = 0
+  for (const c of head) {
+    if (c === ' ') columns++
+    else if (c === '\t') columns += 4 - (columns % 4)
+    else break
+  }
+  return columns
+}
+
+/**
+ * A line of a list being cut, after its first (`fence`: the fence open before it; `blank`: the
+ * line before it was blank): the list after it, and whether it starts an item (a place to cut).
+ */
+function listStep(
+  list: ListScan,
+  line: LineHead,
+  fence: string | null,
+  blank: boolean,
+): { list: ListScan; item: boolean } {
+  const stop = { list: { ...list, pure: false }, item: false }
+  const column0 = lineStarts(line)
+  // A line at column 0 inside a fence ends the item the fence is in, or is code: not clear which.
+  if (fence !== null) return column0 ? stop : { list, item: false }
+  if (column0) {
+    const item = itemOf(line)
+    if (!item || item.kind !== list.kind) return stop
+    return { list: { kind: list.kind, offset: item.offset, pure: true }, item: true }
+  }
+  // After a blank line, a line indented less than the item's content ends the list.
+  if (blank && !lineBlank(line) && indentOf(line.head) < list.offset) return stop
+  return { list, item: false }
 }
 
 /**
@@ -94,6 +211,8 @@ export interface BlockSplit {
   /** The tail's first line (what says whether it is a fence), and whether it may still grow. */
   readonly head: LineHead
   readonly headOpen: boolean
+  /** The list the tail is, once its first line is complete and an item (cut between its items, `cutList`). */
+  readonly list: ListScan | null
   /** What the unfinished line from `scanPos` on is, as far as a block boundary cares. */
   readonly line: LineHead
   /** `text` from `cutFrom` on: all a later split reads of it. */
@@ -151,6 +270,7 @@ function fresh(max: number): BlockSplit {
     cutFrom: 0,
     head: NO_LINE,
     headOpen: true,
+    list: null,
     line: NO_LINE,
     window: '',
   }
@@ -225,11 +345,12 @@ function grow(s: BlockSplit, text: string, added: string): BlockSplit {
   let { tailStart, fence, blank, cuts, cutFrom } = s
   // The tail's first line grows with the text until it ends. A block is a fence by it (FENCE is
   // tested on the block, as splitBlocks does: at its start, and a `$$` up to its line's end).
-  let { head, headOpen } = s
+  let { head, headOpen, list } = s
   if (headOpen) {
     const nl = added.indexOf('\n')
     head = extendLine(head, nl < 0 ? added : added.slice(0, nl))
     headOpen = nl < 0
+    if (!headOpen) list = listOf(head, max)
   }
   const longTail = (end: number) => end - tailStart > max && !lineFence(head)
   /** Where the tail's first line ends, once it has (cutLong cuts only inside it). */
@@ -250,6 +371,17 @@ function grow(s: BlockSplit, text: string, added: string): BlockSplit {
     const nl = find('\n', start)
     head = extendLine(NO_LINE, at(start, nl < 0 ? length : nl))
     headOpen = nl < 0
+    list = headOpen ? null : listOf(head, max)
+  }
+  /** The list's step at the complete line starting at `pos` (after the tail's first): a final cut before an item. */
+  const listLine = (at0: number, line: LineHead) => {
+    if (!list?.pure || at0 <= tailStart) return
+    const step = listStep(list, line, fence, blank)
+    if (step.item && at0 - cutFrom > max) {
+      cuts = cuts.concat(own(at(cutFrom, at0 - 1)))
+      cutFrom = at0
+    }
+    list = step.list
   }
   // Complete lines since the last scan. The first began before this text was added (what the
   // scan needs of its start is in `s.line`, and only `added` is read of it); the others lie in
@@ -260,6 +392,7 @@ function grow(s: BlockSplit, text: string, added: string): BlockSplit {
   for (let nl = find('\n', before); nl >= 0; nl = find('\n', pos)) {
     line = extendLine(line, at(unread, nl))
     if (fence === null && blank && lineStarts(line) && pos > tailStart) boundary(pos)
+    listLine(pos, line)
     const f = lineFence(line)
     if (f) {
       if (fence === null) fence = f[1][0]
@@ -275,6 +408,10 @@ function grow(s: BlockSplit, text: string, added: string): BlockSplit {
     boundary(pos)
     blank = false // taken: the line must not start a block again when it completes
   }
+  // The unfinished last line starts an item where the list is cut: a cut for now (the line may
+  // yet turn out to be no item, `- - -`).
+  const pending =
+    list?.pure && pos > tailStart && listStep(list, line, fence, blank).item && pos - cutFrom > max
   // The tail: cut at whitespace when long; pieces followed by more than `max` characters are final.
   let tail: string[]
   if (longTail(length)) {
@@ -290,7 +427,9 @@ function grow(s: BlockSplit, text: string, added: string): BlockSplit {
       cutFrom = next
     }
     cuts = fixed
-    tail = [...cuts, ...restFrom(cutFrom, length, lineEnd)]
+    tail = pending
+      ? [...cuts, own(at(cutFrom, pos - 1)), ...restFrom(pos, length, lineEnd)]
+      : [...cuts, ...restFrom(cutFrom, length, lineEnd)]
   } else {
     cuts = []
     cutFrom = tailStart
@@ -309,6 +448,7 @@ function grow(s: BlockSplit, text: string, added: string): BlockSplit {
     cutFrom,
     head,
     headOpen,
+    list,
     line,
     // Cut from its start: a copy (a slice would keep all that was read alive, a frame's words).
     window: cutFrom === base ? window : own(at(cutFrom)),

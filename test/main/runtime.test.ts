@@ -3,7 +3,7 @@ import { allMessages, record, sqliteRuntime, tempDir, textOf } from './helpers'
 import { openRuntime, type Model } from '../../src-main/runtime'
 import { FLUSH_INTERVAL_MS } from '../../src-main/runtime/step-writer'
 import { titleFromPrompt } from '../../src-main/runtime/session/title'
-import { markdownReply } from '../../src-main/runtime/models/scripted'
+import { listReply, markdownReply } from '../../src-main/runtime/models/scripted'
 import { copyJson } from '../../src-shared/freeze'
 import type { ModelEvent } from '../../src-main/runtime/models/types'
 
@@ -307,6 +307,28 @@ describe('runtime: prompts, streaming and persistence (real SQLite file)', () =>
     expect(deltas.at(-1)).toBe('\n\nword300')
     const messages = await allMessages(s)
     expect(textOf(messages.at(-1)!)).toBe(md)
+  })
+
+  it('streams /list N: a numbered list of N items, a word a delta', async () => {
+    const list = listReply(12)
+    expect(list.split('\n').filter((l) => /^\d+\. \*\*Point \d+\*\*/.test(l))).toHaveLength(12)
+    expect(list).toContain('12. **Point 12**: a step with `code 12`')
+    expect(list).toContain(
+      '5. **Point 5**: a step with `code 5` and a few words about it\n   - a nested note on point 5\n6. ',
+    )
+    expect(list).toContain('\n    - a nested note on point 10\n11. ')
+    const rt = sqliteRuntime()
+    const s = await rt.sessions.create()
+    const deltas: string[] = []
+    s.subscribe((m) => {
+      if (m.variant === 'delta') deltas.push(m.text)
+    })
+    await (
+      await s.prompt({ query: '/list 12 0' })
+    ).finished
+    expect(deltas.join('')).toBe(list)
+    expect(deltas.every((d) => d.trim().split(/\s+/).length === 1)).toBe(true)
+    expect(textOf((await allMessages(s)).at(-1)!)).toBe(list)
   })
 
   it('refuses a second runtime on the same data folder with a clear error', () => {

@@ -256,8 +256,9 @@ describe('Markdown, progressively', () => {
 
   it('parses a long growing tail at most every few frames, and shows its last parse meanwhile', async () => {
     vi.useFakeTimers()
+    // A quote, which is never cut in blocks (a list would be: lib/split-blocks.ts).
     const items = (n: number) =>
-      Array.from({ length: n }, (_, i) => `- item **${i}** with \`code ${i}\``).join('\n')
+      Array.from({ length: n }, (_, i) => `> item **${i}** with \`code ${i}\``).join('\n')
     const bold = () => [...el.querySelectorAll('strong')].map((s) => s.textContent)
     // ~3,000 characters: parsed again once ~45 ms have passed since the last parse.
     let el = show(items(100), true)
@@ -274,7 +275,7 @@ describe('Markdown, progressively', () => {
     expect(bold()).toHaveLength(103)
     // A finished block whose last parse ended in the line breaks it lost keeps that parse, not
     // its source, until the queue gets to it.
-    const blank = `${items(103)}\n- last **one**`
+    const blank = `${items(103)}\n> last **one**`
     el = show(blank, true)
     vi.advanceTimersByTime(60)
     show(`${blank}\n\n`, true)
@@ -310,6 +311,44 @@ describe('Markdown, progressively', () => {
     show(table(200), false)
     await drain()
     expect(el.querySelectorAll('tbody tr')).toHaveLength(200)
+  })
+
+  it('shows a list too long to parse in a frame as markdown while it streams: cut between items, one list to read', async () => {
+    vi.useFakeTimers()
+    const item = (i: number) => `${i + 1}. item **${i}** with \`code\``
+    const list = (n: number) => Array.from({ length: n }, (_, i) => item(i)).join('\n')
+    expect(list(300).length).toBeGreaterThan(8_000)
+    const el = show('', true)
+    // An item at a time, as a model writes it, parsed at every step (time passes): never shown as
+    // its source, however long. Each step shows the next item's first character too (`…\n3`, not
+    // yet an item): a piece whose last parse had it is parsed at once when it is cut before that
+    // item, not shown as its source until the queue gets to it.
+    for (let n = 1; n <= 300; n++) {
+      vi.advanceTimersByTime(50)
+      show(list(n), true)
+      expect(el.querySelector('.md-plain')).toBeNull()
+      vi.advanceTimersByTime(50)
+      show(`${list(n)}\n${String(n + 1)[0]}`, true)
+      expect(el.querySelector('.md-plain')).toBeNull()
+    }
+    show(list(300), false)
+    await drain()
+    // Lists of its pieces, numbered on from the one before, with no gap between them.
+    const lists = [...el.querySelectorAll('ol')]
+    expect(lists.length).toBeGreaterThan(3)
+    let before = 0
+    for (const ol of lists) {
+      expect(ol.start).toBe(before + 1)
+      before += ol.querySelectorAll(':scope > li').length
+    }
+    expect(before).toBe(300)
+    // (Each but the last in a box that says so, markdown.css: not its section, which may be one too.)
+    const joined = (ol: Element) => ol.parentElement!.matches('.md-joined:not(.md-section)')
+    expect(lists.slice(0, -1).every(joined)).toBe(true)
+    expect(joined(lists.at(-1)!)).toBe(false)
+    expect([...el.querySelectorAll('li')].map((li) => li.textContent)).toEqual(
+      Array.from({ length: 300 }, (_, i) => `item ${i} with code`),
+    )
   })
 
   it('shows a long streaming code block as code in pieces, and only its last piece changes as it grows', () => {

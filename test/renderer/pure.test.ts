@@ -183,12 +183,12 @@ describe('splitBlocks', () => {
     expect(b.join(' ')).toBe(words(3000))
   })
 
-  it('never cuts a long table, list or quote: only a first line longer than MAX_BLOCK', () => {
+  it('never cuts a long table or quote: only a first line longer than MAX_BLOCK', () => {
     const row = (i: number) => `| cell ${i} | value ${i} with some words to make the row long |`
     const table = ['| a | b |', '| - | - |', ...Array.from({ length: 100 }, (_, i) => row(i))].join('\n')
     const list = Array.from({ length: 200 }, (_, i) => `- item **${i}** with \`code ${i}\``).join('\n')
     const quote = Array.from({ length: 200 }, (_, i) => `> line ${i} of a long quote`).join('\n')
-    for (const block of [table, list, quote]) {
+    for (const block of [table, quote]) {
       expect(block.length).toBeGreaterThan(2 * MAX_BLOCK)
       expect(splitBlocks(`Intro\n\n${block}\n\nEnd`)).toEqual(['Intro\n', `${block}\n`, 'End'])
     }
@@ -198,6 +198,58 @@ describe('splitBlocks', () => {
     expect(blocks.length).toBeGreaterThan(3)
     expect(blocks.at(-1)!.endsWith(`\n${list}`)).toBe(true)
     expect(blocks.slice(0, -1).every((b) => !b.includes('\n') && b.length <= MAX_BLOCK)).toBe(true)
+  })
+
+  it('cuts a long list before an item once a piece is longer than MAX_BLOCK; each piece a list of its own', () => {
+    const item = (i: number) =>
+      `${i + 1}. item **${i}** with \`code ${i}\`\n   - a nested point ${i}\n   more of it`
+    const list = Array.from({ length: 120 }, (_, i) => item(i)).join('\n')
+    const blocks = splitBlocks(`Intro\n\n${list}\n\nEnd`)
+    const pieces = blocks.slice(1, -1)
+    expect(blocks[0]).toBe('Intro\n')
+    expect(blocks.at(-1)).toBe('End')
+    expect(pieces.length).toBeGreaterThan(3)
+    // Every piece starts with a top-level item (its number, which markdown starts the list from),
+    // is longer than MAX_BLOCK by less than an item (but the last), and nothing is lost.
+    for (const piece of pieces) expect(piece).toMatch(/^\d+\. item/)
+    for (const piece of pieces.slice(0, -1)) {
+      expect(piece.length).toBeGreaterThanOrEqual(MAX_BLOCK)
+      expect(piece.length).toBeLessThan(MAX_BLOCK + item(119).length + 1)
+      expect(piece.endsWith('\n')).toBe(false)
+    }
+    expect(pieces.join('\n')).toBe(`${list}\n`)
+    expect(pieces[1]!.startsWith(`${pieces[0]!.split('\n').filter((l) => /^\d/.test(l)).length + 1}. `)).toBe(
+      true,
+    )
+  })
+
+  it('stops cutting a list at the first line that may not be its own, and never cuts between nested items', () => {
+    const bullets = (n: number, from = 0) =>
+      Array.from({ length: n }, (_, i) => `- point ${from + i} with a few words of text`).join('\n')
+    const nested = `- top\n${Array.from({ length: 100 }, (_, i) => `  - nested ${i} with a few words of text`).join('\n')}`
+    expect(splitBlocks(nested)).toEqual([nested])
+    for (const breaker of [
+      'a lazy line at column 0',
+      '* another bullet kind',
+      '1. numbers now',
+      '```',
+      '# a heading',
+      '- - -',
+      '\n a line indented less than the item after a blank line',
+    ]) {
+      const text = `${bullets(40)}\n${breaker}\n${bullets(200, 40)}`
+      const blocks = splitBlocks(text)
+      // Cut only before the breaker: the rest is one piece, whatever its length.
+      expect(blocks.at(-1)!.includes(breaker.trim())).toBe(true)
+      expect(blocks.at(-1)!.length).toBeGreaterThan(5000)
+      expect(blocks.join('\n')).toBe(text)
+    }
+    // Code at column 0 inside a fence in an item: no cut from there on.
+    const fenced = `${bullets(10)}\n  \`\`\`\n- not an item\n  \`\`\`\n${bullets(200, 10)}`
+    expect(splitBlocks(fenced)).toEqual([fenced])
+    // An item's own indented paragraph after a blank line, and a thematic break's look-alike, keep it going.
+    const loose = `${bullets(10)}\n\n  its own paragraph\n${bullets(200, 10)}`
+    expect(splitBlocks(loose).length).toBeGreaterThan(3)
   })
 
   it('cuts a line with no space at MAX_BLOCK and keeps every character', () => {
@@ -224,6 +276,16 @@ describe('splitBlocksIncremental', () => {
     '# h',
     '| a | b |',
     'x'.repeat(40),
+    // Lists, cut between their items (cutList): items of each kind, nested, look-alikes.
+    '\n- item',
+    '\n* star',
+    '\n1. one',
+    '\n22) two',
+    '\n  - nested',
+    '\n- - -',
+    '\n-\tx',
+    '\n   ',
+    '\n-     far',
   ]
   const markdownish = (rand: () => number, n: number) =>
     Array.from({ length: n }, () => pieces[Math.floor(rand() * pieces.length)]).join('')

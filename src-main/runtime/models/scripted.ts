@@ -7,6 +7,7 @@ import { ModelError, readableOutput } from './types'
  *   any text              → a short markdown reply quoting the prompt
  *   /stream N [DELAY_MS]  → N words, DELAY_MS (default 20) between deltas
  *   /markdown N [DELAY_MS] → N words as markdown of every kind (markdownReply), paced as /stream
+ *   /list N [DELAY_MS]    → a numbered list of N items (listReply), a word a delta, paced as /stream
  *   /error TEXT           → the step fails with TEXT
  *   /tool NAME JSON       → one call of tool NAME with that input, then a reply about its result
  *   /think TEXT           → a reasoning part, then a reply
@@ -88,6 +89,20 @@ export function markdownReply(n: number): string {
   return blocks.join('\n\n')
 }
 
+/**
+ * A numbered list of `n` items, each with bold and code, every fifth with a nested point (under
+ * its item's text, so inside the item): one
+ * markdown block as long as it gets (the renderer cuts it between items, lib/split-blocks.ts).
+ */
+export function listReply(n: number): string {
+  const items: string[] = []
+  for (let i = 1; i <= n; i++) {
+    items.push(`${i}. **Point ${i}**: a step with \`code ${i}\` and a few words about it`)
+    if (i % 5 === 0) items.push(`${' '.repeat(String(i).length + 2)}- a nested note on point ${i}`)
+  }
+  return items.join('\n')
+}
+
 function abortError(): Error {
   const err = new Error('The model step was aborted.')
   err.name = 'AbortError'
@@ -146,12 +161,13 @@ async function* scriptedStep(request: ModelStepRequest): AsyncGenerator<ModelEve
     for (const i of last.images ?? []) files.push(`the image **${i.name}** (${i.mime_type})`)
   const steering = prompt.startsWith('[Steering note] ')
 
-  const stream = /^\/(stream|markdown)\s+(\d+)(?:\s+(\d+))?\s*$/.exec(prompt)
+  const stream = /^\/(stream|markdown|list)\s+(\d+)(?:\s+(\d+))?\s*$/.exec(prompt)
   if (stream) {
     const n = Math.min(Number(stream[2]), 1_000_000)
     const delay = stream[3] === undefined ? 20 : Number(stream[3])
-    // The markdown reply: a word a delta, each with the markdown before it.
-    const pieces = stream[1] === 'markdown' ? (markdownReply(n).match(/\s*\S+/g) ?? []) : null
+    // The markdown replies: a word a delta, each with the markdown before it.
+    const reply = stream[1] === 'markdown' ? markdownReply(n) : stream[1] === 'list' ? listReply(n) : null
+    const pieces = reply === null ? null : (reply.match(/\s*\S+/g) ?? [])
     const count = pieces ? pieces.length : n
     let produced = 0
     for (let i = 1; i <= count; i++) {
