@@ -60,6 +60,8 @@ test.describe('the folder a chat works in', () => {
     await send(page, 'hello')
     const own = realpathSync(host.dataDir) + '/workspaces/'
     await expect(folderButton(page)).toHaveAccessibleName(new RegExp(`^Chat folder: ${own}ses_`))
+    // A folder Arbor made for the chat is shown as its icon alone; a folder of the user's, by its path.
+    await expect(folderButton(page)).toHaveText('')
 
     const other = join(realpathSync(host.dataDir), 'elsewhere')
     mkdirSync(other)
@@ -74,6 +76,7 @@ test.describe('the folder a chat works in', () => {
     await dialog.getByRole('button', { name: 'Use this folder' }).click()
     await expect(dialog).toHaveCount(0)
     await expect(folderButton(page)).toHaveAccessibleName(`Chat folder: ${other}. Change…`)
+    await expect(folderButton(page)).toContainText('elsewhere')
     await expect(page.getByRole('log', { name: 'Transcript' })).toContainText(`workspace ${other}`)
 
     await send(page, write('moved.txt', 'here'))

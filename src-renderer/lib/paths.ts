@@ -11,3 +11,12 @@ export function shortPath(path: string, home?: string, max = 40): string {
     tail = `${parts.pop()}${sep}${tail}`
   return `…${sep}${tail}`
 }
+
+/**
+ * Whether `path` is a folder Arbor made for a chat (`<data folder>/workspaces/<session id>`: a
+ * chat's own, or the one its fork started from), not one the user chose. Read from its last two
+ * parts: the data folder may be shown through a link (its real path is what the chat keeps).
+ */
+export function isOwnFolder(path: string): boolean {
+  return /[\\/]workspaces[\\/]ses_[0-9a-z]+[\\/]?$/i.test(path)
+}

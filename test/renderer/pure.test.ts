@@ -9,6 +9,7 @@ import {
   type BlockSplit,
 } from '../../src-renderer/lib/split-blocks'
 import { highlight } from '../../src-renderer/lib/highlight'
+import { isOwnFolder, shortPath } from '../../src-renderer/lib/paths'
 import { checkpointLabel, describeChange } from '../../src-renderer/lib/history'
 import { matchShortcut } from '../../src-renderer/lib/shortcuts'
 import { computeOffsets, indexAt, sameKeys, visibleRange } from '../../src-renderer/lib/virtual'
@@ -609,5 +610,23 @@ describe('columns of monospace text', () => {
     expect(columnsOf('\t😀')).toBe(10)
     expect(columnsOf('déjà vu, Ωμέγα')).toBe(14)
     expect(widestLine('abcdefgh\n한국어 주석')).toBe(11)
+  })
+})
+
+describe('folders as shown', () => {
+  it('shortens a path to ~ and its last parts', () => {
+    expect(shortPath('/home/ana/projects/site', '/home/ana')).toBe('~/projects/site')
+    expect(shortPath('/srv/a/very/long/path/to/the/project/folder', undefined, 20)).toBe(
+      '…/the/project/folder',
+    )
+    expect(shortPath('C:\\Users\\ana\\code\\site', 'C:\\Users\\ana')).toBe('~\\code\\site')
+  })
+
+  it('tells a folder Arbor made for a chat from one the user chose', () => {
+    expect(isOwnFolder('/home/ana/.config/Arbor/workspaces/ses_01m97be54xk2')).toBe(true)
+    expect(isOwnFolder('C:\\Users\\ana\\AppData\\Arbor\\workspaces\\ses_01m97be54xk2')).toBe(true)
+    expect(isOwnFolder('/home/ana/projects/site')).toBe(false)
+    expect(isOwnFolder('/home/ana/workspaces/site')).toBe(false)
+    expect(isOwnFolder('/home/ana/.config/Arbor/workspaces/ses_01m97be54xk2/src')).toBe(false)
   })
 })
