@@ -90,6 +90,25 @@ test.describe('small windows', () => {
     await expect(inline).toHaveValue('auto')
   })
 
+  test('a state badge beside the title folds the controls first: the title keeps ~20 characters', async ({
+    page,
+    host,
+  }) => {
+    await host.rpc('sessions.create', { title: 'Release plan for the spring version of the website' })
+    await page.setViewportSize({ width: 1280, height: 800 })
+    await page.goto(host.url)
+    await expect(composer(page)).toBeVisible()
+    await send(page, '/tool write_file {"path":"a.txt","content":"hello"}')
+    await expect(page.getByRole('dialog', { name: 'Allow write_file?' })).toBeVisible({ timeout: 10_000 })
+    await expect(page.locator('.chat-header .badge')).toHaveText('Needs you')
+    await oneRow(page)
+    await fits(page)
+    // It was cut to "Release…" (~85 px) with the context figures beside it.
+    await expect
+      .poll(() => page.locator('.chat-header h1').evaluate((h) => h.getBoundingClientRect().width))
+      .toBeGreaterThan(160)
+  })
+
   test("at Electron's minimum 720×480: the chat list folds away (☰ brings it back), the transcript and an approval's Deny fit", async ({
     page,
     host,
