@@ -96,6 +96,19 @@ const TAIL_PARSE_MAX = 8_000
  */
 const REPARSE_MAX = 3_000
 
+/**
+ * A last line that may yet start a list item (`3`, `3.`, `-`, `- -`): a long list is cut before
+ * an item (lib/split-blocks.ts), so the growing tail is parsed without it. A parse that had it
+ * would not be of a prefix of the piece cut before it, which then had no parse to show.
+ */
+const MAYBE_ITEM = /\n(?:\d{1,9}(?:[.)][ \t]*)?|[-*+][-*+_ \t]*)$/
+
+/** What of a growing tail is parsed: all of it, but a last line that may yet start a list item. */
+function tailToParse(text: string): string {
+  const m = MAYBE_ITEM.exec(text)
+  return m ? text.slice(0, m.index + 1) : text
+}
+
 /** Markdown rendered by the parser, memoised on its text (a tail shown behind the stream is not parsed again). */
 const Parsed = memo(function Parsed({ text }: { text: string }) {
   return (
@@ -143,7 +156,7 @@ const Block = memo(function Block({
       // Not grown but rewritten: never the parse of another text.
       !text.startsWith(grown.text)
     ) {
-      grown.text = text
+      grown.text = tailToParse(text)
       grown.at = now
     }
   } else if (growing) grown.text = null

@@ -71,13 +71,16 @@ function cutLong(text: string, max: number): string[] {
  * past TAIL_PARSE_MAX), and whole again when finished, ~3.5 ms per 1,000 characters.
  *
  * A piece renders as that part of the whole list would, as long as every line at column 0 so far
- * starts an item of the same kind (the same bullet, or numbers with the same delimiter; indented
- * lines are the items' own), and no line after a blank one is indented less than its item's
- * content: from the first line that breaks that rule (a paragraph, a heading, a fence, a lazy
- * line), the rest of the block stays in one piece. Cuts depend only on the text before them, so
- * they stay put as a list streams. Two differences remain: a list whose items were all numbered
- * `1.` numbers each piece from 1 again, and one with a blank line inside an item (a loose list)
- * shows its pieces before that line tight.
+ * starts an item of the same kind (the same bullet, or numbers with the same delimiter) with
+ * something after its marker, and every other line is blank or indented at least as far as its
+ * item's content: from the first line that breaks that rule (a paragraph, a heading, a fence, a
+ * lazy line), the rest of the block stays in one piece. Cuts depend only on the text before them,
+ * so they stay put as a list streams. What still differs from the whole: each piece is numbered
+ * from its first item's number (the same, unless the list's numbers were not in sequence: all
+ * `1.`); a blank line inside an item makes the whole list loose, but not the pieces without it;
+ * a link definition inside an item (`[r]: /url`) is not seen by the other pieces; and a piece's
+ * numbers are indented for its own widest one (Markdown.tsx), so its text moves a character over
+ * from the piece before where the numbers gain a digit (10, 100).
  */
 function cutList(text: string, max: number): string[] {
   const lines = text.split('\n')
@@ -87,10 +90,9 @@ function cutList(text: string, max: number): string[] {
   let from = 0
   let pos = lines[0]!.length + 1
   let fence: string | null = null
-  let blank = false
   for (let i = 1; i < lines.length && list.pure; i++) {
     const line = lines[i]!
-    const step = listStep(list, extendLine(NO_LINE, line), fence, blank)
+    const step = listStep(list, extendLine(NO_LINE, line), fence)
     if (step.item && pos - from > max) {
       out.push(text.slice(from, pos - 1))
       from = pos
@@ -101,7 +103,6 @@ function cutList(text: string, max: number): string[] {
       if (fence === null) fence = f[1]![0]!
       else if (f[1]![0] === fence) fence = null
     }
-    blank = line.trim() === '' && fence === null
     pos += line.length + 1
   }
   out.push(text.slice(from))
@@ -122,17 +123,15 @@ const ITEM = /^(?:([-*+])|\d{1,9}([.)]))([ \t]+)/
 function itemOf(line: LineHead): { kind: string; offset: number } | null {
   const m = ITEM.exec(line.head)
   if (!m) return null
-  // Only bullets and white space may be a thematic break (`- - -`, `* * *`), not an item.
+  // Only bullets and white space may be a thematic break (`- - -`, `* * *`), not an item; an
+  // empty item (nothing after its marker) ends at a blank line, unlike the others: neither is cut.
   if (m[1] && /^[-*+_ \t]*$/.test(line.head)) return null
+  if (m[0].length === line.length) return null
   const spaces = m[3]!
   const marker = m[0].length - spaces.length
-  // Its content starts after the spaces, or one past the marker when they are 5 or more or end
-  // the line. A tab: unknown here, so no line after a blank one continues it (see listStep).
-  const offset = spaces.includes('\t')
-    ? Infinity
-    : spaces.length > 4 || m[0].length === line.length
-      ? marker + 1
-      : m[0].length
+  // Its content starts after the spaces, or one past the marker when they are 5 or more. A tab:
+  // unknown here, so no indented line is taken to continue it (see listStep).
+  const offset = spaces.includes('\t') ? Infinity : spaces.length > 4 ? marker + 1 : m[0].length
   return { kind: m[1] ?? m[2]!, offset }
 }
 
@@ -155,26 +154,23 @@ function indentOf(head: string): number {
 }
 
 /**
- * A line of a list being cut, after its first (`fence`: the fence open before it; `blank`: the
- * line before it was blank): the list after it, and whether it starts an item (a place to cut).
+ * A line of a list being cut, after its first (`fence`: the fence open before it): the list
+ * after it, and whether it starts an item (a place to cut).
  */
-function listStep(
-  list: ListScan,
-  line: LineHead,
-  fence: string | null,
-  blank: boolean,
-): { list: ListScan; item: boolean } {
+function listStep(list: ListScan, line: LineHead, fence: string | null): { list: ListScan; item: boolean } {
   const stop = { list: { ...list, pure: false }, item: false }
   const column0 = lineStarts(line)
-  // A line at column 0 inside a fence ends the item the fence is in, or is code: not clear which.
-  if (fence !== null) return column0 ? stop : { list, item: false }
+  // A line indented less than the item's content is not the item's: it ends the list (after a
+  // blank line, code, a table, a heading), or is a lazy line of the item's paragraph, after
+  // which a number other than 1 goes on with that paragraph. Neither is cut after. Nor is a line
+  // at column 0 inside a fence (code, or the end of the item the fence is in).
+  const under = !column0 && !lineBlank(line) && indentOf(line.head) < list.offset
+  if (fence !== null || under) return column0 || under ? stop : { list, item: false }
   if (column0) {
     const item = itemOf(line)
     if (!item || item.kind !== list.kind) return stop
     return { list: { kind: list.kind, offset: item.offset, pure: true }, item: true }
   }
-  // After a blank line, a line indented less than the item's content ends the list.
-  if (blank && !lineBlank(line) && indentOf(line.head) < list.offset) return stop
   return { list, item: false }
 }
 
@@ -376,7 +372,7 @@ function grow(s: BlockSplit, text: string, added: string): BlockSplit {
   /** The list's step at the complete line starting at `pos` (after the tail's first): a final cut before an item. */
   const listLine = (at0: number, line: LineHead) => {
     if (!list?.pure || at0 <= tailStart) return
-    const step = listStep(list, line, fence, blank)
+    const step = listStep(list, line, fence)
     if (step.item && at0 - cutFrom > max) {
       cuts = cuts.concat(own(at(cutFrom, at0 - 1)))
       cutFrom = at0
@@ -410,8 +406,7 @@ function grow(s: BlockSplit, text: string, added: string): BlockSplit {
   }
   // The unfinished last line starts an item where the list is cut: a cut for now (the line may
   // yet turn out to be no item, `- - -`).
-  const pending =
-    list?.pure && pos > tailStart && listStep(list, line, fence, blank).item && pos - cutFrom > max
+  const pending = list?.pure && pos > tailStart && listStep(list, line, fence).item && pos - cutFrom > max
   // The tail: cut at whitespace when long; pieces followed by more than `max` characters are final.
   let tail: string[]
   if (longTail(length)) {

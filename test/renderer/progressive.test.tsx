@@ -351,6 +351,24 @@ describe('Markdown, progressively', () => {
     )
   })
 
+  it('never shows a finished piece of a streaming list as its source, however long its items', () => {
+    vi.useFakeTimers()
+    // Items of a code block each (~1,700 characters): pieces of two items, over REPARSE_MAX. The
+    // tail is parsed at every step, and a step ends with the next item's first characters.
+    const code = Array.from({ length: 52 }, (_, j) => `   const v${j} = compute(${j}) // c`).join('\n')
+    const item = (i: number) => `${i + 1}. Step **${i}**:\n   \`\`\`js\n${code}\n   \`\`\``
+    const list = (n: number) => Array.from({ length: n }, (_, i) => item(i)).join('\n')
+    const el = show('', true)
+    for (let n = 1; n <= 12; n++) {
+      for (const more of ['', `\n${String(n + 1)[0]}`, `\n${n + 1}.`, `\n${n + 1}. `, `\n${n + 1}. S`]) {
+        vi.advanceTimersByTime(50)
+        show(`${list(n)}${more}`, true)
+        expect(el.querySelector('.md-plain'), `at ${n} items and ${JSON.stringify(more)}`).toBeNull()
+      }
+    }
+    expect(el.querySelectorAll('ol').length).toBeGreaterThan(3)
+  })
+
   it('shows a long streaming code block as code in pieces, and only its last piece changes as it grows', () => {
     vi.useFakeTimers()
     const lines = (n: number) => Array.from({ length: n }, (_, i) => `const value${i} = compute(${i})`)

@@ -202,8 +202,10 @@ describe('splitBlocks', () => {
   })
 
   it('cuts a long list before an item once a piece is longer than MAX_BLOCK; each piece a list of its own', () => {
+    // Nested lines under the item's text (past `10. `, four spaces): else they are not the item's.
+    const under = (i: number) => ' '.repeat(String(i + 1).length + 2)
     const item = (i: number) =>
-      `${i + 1}. item **${i}** with \`code ${i}\`\n   - a nested point ${i}\n   more of it`
+      `${i + 1}. item **${i}** with \`code ${i}\`\n${under(i)}- a nested point ${i}\n${under(i)}more of it`
     const list = Array.from({ length: 120 }, (_, i) => item(i)).join('\n')
     const blocks = splitBlocks(`Intro\n\n${list}\n\nEnd`)
     const pieces = blocks.slice(1, -1)
@@ -245,6 +247,26 @@ describe('splitBlocks', () => {
       expect(blocks.at(-1)!.length).toBeGreaterThan(5000)
       expect(blocks.join('\n')).toBe(text)
     }
+    // A line indented less than its item's text, blank line before it or not: after it, a number
+    // other than 1 may go on with a paragraph (a second reader's cases; each cut rendered a
+    // paragraph of the whole as list items).
+    const steps = Array.from(
+      { length: 60 },
+      (_, i) => `${i + 2}. Step ${i + 2}: run it and check what it prints`,
+    )
+    for (const [text, max] of [
+      [
+        `1. Install the tools:\n   \`\`\`bash\n   npm install\n   \`\`\`\n  Then check the version.\n${steps.join('\n')}`,
+        2000,
+      ],
+      ['1. # h\n x\n2. b\n3. c', 12],
+      ['1. a\n   | t | u |\n   | - | - |\n x\n2. b\n3. c', 30],
+      ['- a\n <div>\n- b\n- c', 8],
+      ['1. a\n 2.  x\n\n   c\n3. d\n4. e', 16],
+      // An empty item ends at a blank line.
+      ['1. \n\n   foo\n2. bar\n3. baz', 10],
+    ] as const)
+      expect(splitBlocks(text, max)).toEqual([text])
     // Code at column 0 inside a fence in an item: no cut from there on.
     const fenced = `${bullets(10)}\n  \`\`\`\n- not an item\n  \`\`\`\n${bullets(200, 10)}`
     expect(splitBlocks(fenced)).toEqual([fenced])
