@@ -331,21 +331,29 @@ async function streamReply(page, prompt, lastWord, beforeProbe = async () => {})
 const MARKDOWN_WORDS = 20_000
 
 /**
- * Streams `/markdown words delay` into the open chat and reports its frames against the idle
- * ones (`idle`), its long tasks, and its last word painted (a frame after it, as the page sees it).
+ * Streams a scripted markdown reply (`/markdown N DELAY`, or `/list N DELAY`: `kind`) into the
+ * open chat and reports its frames against the idle ones (`idle`), its long tasks, and its last
+ * word painted (a frame after it, as the page sees it).
  */
-async function streamMarkdown(page, { words, delay, idle }) {
-  const b = await streamReply(page, `/markdown ${words} ${delay}`, `word${words}`)
+async function streamMarkdown(page, { kind = 'markdown', words, delay, idle }) {
+  const what = kind === 'list' ? `a list of ${words} items` : `a markdown reply of ${words} words`
+  await page.evaluate(() => (window.__bench.watchSource = true))
+  const b = await streamReply(
+    page,
+    `/${kind} ${words} ${delay}`,
+    kind === 'list' ? `point${words}` : `word${words}`,
+  )
+  await page.evaluate(() => (window.__bench.watchSource = false))
   const frames = b.frames.slice(2).map(([, d]) => d)
   const idleMedian = median(idle)
   const late = frames.filter((d) => d > 1.5 * idleMedian)
   const long = b.longtasks.filter((d) => d > 50)
   const pace = delay === 0 ? 'at full speed' : `a word every ${delay} ms`
   console.log(
-    `ui: (markdown reply of ${words} words, ${pace}: ${((b.lastDeltaAt - b.firstDeltaAt) / 1000).toFixed(1)} s of deltas, ${frames.length} frames, ${late.length} late: ${late.map((d) => d.toFixed(0)).join(' ')} ms; long tasks > 50 ms: ${long.length}${long.length ? `, longest ${Math.max(...long).toFixed(0)} ms` : ''})`,
+    `ui: (${what}, ${pace}: ${((b.lastDeltaAt - b.firstDeltaAt) / 1000).toFixed(1)} s of deltas, ${frames.length} frames, ${late.length} late: ${late.map((d) => d.toFixed(0)).join(' ')} ms; long tasks > 50 ms: ${long.length}${long.length ? `, longest ${Math.max(...long).toFixed(0)} ms` : ''}; ${b.sourceShown} frames showed a block as its source)`,
   )
   report(
-    `rAF p95 while streaming a markdown reply of ${words} words, ${pace}`,
+    `rAF p95 while streaming ${what}, ${pace}`,
     percentile(frames, 95),
     'ms',
     'idle',
@@ -353,7 +361,7 @@ async function streamMarkdown(page, { words, delay, idle }) {
     1.25,
   )
   report(
-    `markdown reply's last word → painted (a frame after)`,
+    `${kind === 'list' ? "list's" : "markdown reply's"} last word → painted (a frame after)`,
     b.paintAt - b.lastDeltaAt,
     'ms',
     '3 idle frames',
@@ -431,17 +439,24 @@ function instrument() {
     bench.probing = true
     bench.frames = []
     bench.longtasks = []
+    bench.sourceShown = 0
     let lastFrame = performance.now()
     const frame = (t) => {
       bench.frames.push([t, t - lastFrame])
       lastFrame = t
+      // The newest reply showing a block as its source (markdown runs only: a query a frame).
+      if (
+        bench.watchSource &&
+        document.querySelector('[role="log"] article[aria-label="Assistant"]:last-of-type .md-plain')
+      )
+        bench.sourceShown++
       if (bench.probing) requestAnimationFrame(frame)
     }
     requestAnimationFrame(frame)
   }
   bench.stopProbe = () => {
     bench.probing = false
-    return { frames: bench.frames, longtasks: bench.longtasks }
+    return { frames: bench.frames, longtasks: bench.longtasks, sourceShown: bench.sourceShown }
   }
   /**
    * Does `act`, then resolves with the time from it until the first frame in which `ready()`
@@ -829,6 +844,8 @@ async function uiBench(url, chats) {
     // at full speed, and at a model's pace (a word every few milliseconds).
     await streamMarkdown(page, { words: MARKDOWN_WORDS, delay: 0, idle: idleStream })
     await streamMarkdown(page, { words: 600, delay: 5, idle: idleStream })
+    // A list far longer than a block parsed while it grows (lib/split-blocks.ts cuts it between items).
+    await streamMarkdown(page, { kind: 'list', words: 200, delay: 1, idle: idleStream })
     void idleP50
     void idleP95
   } finally {

@@ -90,9 +90,9 @@ const TAIL_MS_PER_CHAR = 0.015
 const TAIL_PARSE_MAX = 8_000
 
 /**
- * A finished tail whose last parse cannot stand for it (it went past the block's end) is parsed
- * at once up to this many characters (~10 ms); a longer one shows as its source until the queue
- * gets to it.
+ * A finished tail that was shown parsed is parsed again at once up to this many characters
+ * (~10 ms). A longer one shows its last parse, or its source if that went past its end, until
+ * the queue gets to it.
  */
 const REPARSE_MAX = 3_000
 
@@ -164,18 +164,15 @@ const Block = memo(function Block({
   // (its last words a moment behind) until the queue parses it whole, if the parse is of a
   // prefix of it. (It may hold a line break more than the finished block, which ends at its last.)
   const behind = mode === 'queue' && grown.text !== null && text.startsWith(grown.text.replace(/\n+$/, ''))
-  // It is parsed again at once when it is short (its last words, in the frame that ended the
-  // stream, would otherwise wait for the queue), or when its last parse went past its end (a
-  // list cut before an item whose first characters that parse had: lib/split-blocks.ts), if a
-  // parse of it fits in a frame.
+  // It is parsed again at once if a parse of it fits in a frame: its last words (the frame that
+  // ended the stream) would otherwise wait for the queue, which runs in idle periods long enough
+  // for the job and so, while anything else draws frames, up to a second later.
   const ready =
     mode === 'now' ||
     parsed === text ||
     plain !== null ||
     fence !== null ||
-    (mode === 'queue' &&
-      grown.text !== null &&
-      (text.length <= TAIL_EVERY_CHANGE || (!behind && text.length <= REPARSE_MAX)))
+    (mode === 'queue' && grown.text !== null && text.length <= REPARSE_MAX)
   useEffect(() => {
     if (ready || mode !== 'queue') return
     // Rendered at once, so the queue's budget counts the parse and the commit.

@@ -313,8 +313,9 @@ describe('runtime: prompts, streaming and persistence (real SQLite file)', () =>
     const list = listReply(12)
     expect(list.split('\n').filter((l) => /^\d+\. \*\*Point \d+\*\*/.test(l))).toHaveLength(12)
     expect(list).toContain('12. **Point 12**: a step with `code 12`')
+    expect(list.endsWith(' point12')).toBe(true)
     expect(list).toContain(
-      '5. **Point 5**: a step with `code 5` and a few words about it\n   - a nested note on point 5\n6. ',
+      '5. **Point 5**: a step with `code 5` and a few words about point5\n   - a nested note on point 5\n6. ',
     )
     expect(list).toContain('\n    - a nested note on point 10\n11. ')
     const rt = sqliteRuntime()

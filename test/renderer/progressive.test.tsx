@@ -268,6 +268,16 @@ describe('Markdown, progressively', () => {
     vi.advanceTimersByTime(60)
     show(items(102), true)
     expect(bold()).toHaveLength(102)
+    // The stream ends a moment after a throttled change: its last words show at once, not when
+    // the queue gets to the block (up to a second later while anything draws frames).
+    el = show(items(80), true)
+    show(items(81), true)
+    expect(bold()).toHaveLength(80)
+    show(items(81), false)
+    expect(bold()).toHaveLength(81)
+    act(() => root!.unmount())
+    root = null
+    el = show(items(100), true)
     // The stream pauses: the tail is parsed whole, and was never shown as its source meanwhile.
     show(items(103), true)
     expect(el.querySelector('.md-plain')).toBeNull()

@@ -91,13 +91,13 @@ export function markdownReply(n: number): string {
 
 /**
  * A numbered list of `n` items, each with bold and code, every fifth with a nested point (under
- * its item's text, so inside the item): one
+ * its item's text, so inside the item), the last word `pointN`: one
  * markdown block as long as it gets (the renderer cuts it between items, lib/split-blocks.ts).
  */
 export function listReply(n: number): string {
   const items: string[] = []
   for (let i = 1; i <= n; i++) {
-    items.push(`${i}. **Point ${i}**: a step with \`code ${i}\` and a few words about it`)
+    items.push(`${i}. **Point ${i}**: a step with \`code ${i}\` and a few words about point${i}`)
     if (i % 5 === 0) items.push(`${' '.repeat(String(i).length + 2)}- a nested note on point ${i}`)
   }
   return items.join('\n')
