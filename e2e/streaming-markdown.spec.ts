@@ -28,3 +28,50 @@ test('a streaming reply shows as markdown while it grows: never its source, a co
   await expect(reply.locator('.md-plain')).toHaveCount(0)
   await expect(reply.locator('.code-block .hljs').first()).toBeVisible()
 })
+
+test('a list far longer than a block streams as one numbered list: never its source, its numbers whole', async ({
+  page,
+  host,
+}) => {
+  await openApp(page, host)
+  // 150 items (~11,000 characters: longer than a tail parsed as it grows), a word every 2 ms.
+  await send(page, '/list 150 2')
+  const reply = page.getByRole('article', { name: 'Assistant' }).last()
+  await expect(reply).toHaveAttribute('data-status', 'streaming')
+  // Sampled every frame while it streams: no block shown as its source.
+  const frames = await reply.evaluate(
+    (el) =>
+      new Promise<{ frames: number; source: number; items: number }>((done) => {
+        let frames = 0
+        let source = 0
+        const frame = () => {
+          frames++
+          if (el.querySelector('.md-plain')) source++
+          if (el.getAttribute('data-status') === 'streaming') requestAnimationFrame(frame)
+          else done({ frames, source, items: el.querySelectorAll('ol > li').length })
+        }
+        requestAnimationFrame(frame)
+      }),
+  )
+  expect(frames.frames).toBeGreaterThan(30)
+  expect(frames.source).toBe(0)
+  // Finished: 150 items in lists numbered on from each other, every number drawn whole (a long
+  // reply's sections clip what is drawn outside them).
+  await expect(reply).toContainText('point150')
+  const lists = await reply.evaluate((el) =>
+    [...el.querySelectorAll('.markdown ol')].map((ol) => ({
+      start: (ol as HTMLOListElement).start,
+      items: ol.querySelectorAll(':scope > li').length,
+      indent: parseFloat(getComputedStyle(ol).paddingInlineStart),
+    })),
+  )
+  expect(lists.length).toBeGreaterThan(2)
+  let next = 1
+  for (const list of lists) {
+    expect(list.start).toBe(next)
+    next += list.items
+  }
+  expect(next).toBe(151)
+  // Room for "150." before the text: three digits and the point, at ~8 px a digit.
+  expect(lists.at(-1)!.indent).toBeGreaterThan(28)
+})
