@@ -112,7 +112,7 @@ export function ChatHeader() {
 
   return (
     <header className={`chat-header${fold ? ` folded-${fold}` : ''}`} ref={headerRef}>
-      <div className="chat-heading">
+      <div className={info.state !== 'idle' || info.archived ? 'chat-heading with-badge' : 'chat-heading'}>
         <SidebarToggle />
         {renaming ? (
           <form
