@@ -35,6 +35,10 @@ test.describe('forking and history', () => {
       .getByRole('button', { name: 'Fork from here' })
       .click()
     await expect(title(page)).toHaveText('Plan a trip to Lisbon (fork)')
+    // It works in its parent's folder, and says so (the parent's own: its path names that chat).
+    await expect(page.getByRole('button', { name: /^Chat folder: .*workspaces\/ses_/ })).toHaveText(
+      'Parent chat’s folder',
+    )
     await expect(sidebar(page).locator('[aria-current="page"]')).toContainText('at message 2')
     await expect(
       page.getByRole('button', { name: /forked from “Plan a trip to Lisbon” at message 2/ }),

@@ -447,7 +447,9 @@ function instrument() {
       // The newest reply showing a block as its source (markdown runs only: a query a frame).
       if (
         bench.watchSource &&
-        document.querySelector('[role="log"] article[aria-label="Assistant"]:last-of-type .md-plain')
+        [...document.querySelectorAll('[role="log"] article[aria-label="Assistant"]')]
+          .at(-1)
+          ?.querySelector('.md-plain')
       )
         bench.sourceShown++
       if (bench.probing) requestAnimationFrame(frame)

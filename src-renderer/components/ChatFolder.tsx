@@ -1,5 +1,5 @@
 import { useState } from 'react'
-import { isOwnFolder, shortPath } from '../lib/paths'
+import { madeFolder, shortPath } from '../lib/paths'
 import { useApp } from '../state/hooks'
 import { FolderDialog } from './FolderDialog'
 import { FolderIcon } from './Icons'
@@ -7,28 +7,43 @@ import { FolderIcon } from './Icons'
 /**
  * The chat's folder in its header: short (~/projects/site), whole on hover; click to change it.
  * A folder Arbor made for the chat is only its icon: its path (…/ses_01j9…) says nothing, and
- * the header's title needs the room.
+ * the header's title needs the room. One it made for another chat (a fork works in its parent's)
+ * says so: the fork's tools change that chat's files.
  */
-export function ChatFolder({ path, disabled }: { path: string; disabled?: boolean }) {
+export function ChatFolder({
+  path,
+  session_id,
+  disabled,
+}: {
+  path: string
+  session_id: string
+  disabled?: boolean
+}) {
   const home = useApp((s) => s.app?.home_dir)
   const [open, setOpen] = useState(false)
-  const own = isOwnFolder(path)
+  const made = madeFolder(path, session_id)
+  const title =
+    made === 'own'
+      ? `This chat’s own folder, made by Arbor: ${path} — choose a folder of yours`
+      : made === 'other'
+        ? `The folder of the chat this one was forked from, made by Arbor: ${path} — change this chat’s folder`
+        : `${path} — change this chat’s folder`
   return (
     <>
       <button
         type="button"
-        className={own ? 'btn btn-small chat-folder chat-folder-own' : 'btn btn-small chat-folder'}
-        title={
-          own
-            ? `This chat’s own folder, made by Arbor: ${path} — choose a folder of yours`
-            : `${path} — change this chat’s folder`
-        }
+        className={made === 'own' ? 'btn btn-small chat-folder chat-folder-own' : 'btn btn-small chat-folder'}
+        title={title}
         aria-label={`Chat folder: ${path}. Change…`}
         disabled={disabled}
         onClick={() => setOpen(true)}
       >
         <FolderIcon />
-        {!own && <span className="chat-folder-path">{shortPath(path, home, 32)}</span>}
+        {made !== 'own' && (
+          <span className="chat-folder-path">
+            {made === 'other' ? 'Parent chat’s folder' : shortPath(path, home, 32)}
+          </span>
+        )}
       </button>
       {open && <FolderDialog current={path} onClose={() => setOpen(false)} />}
     </>

@@ -112,7 +112,13 @@ export function ChatHeader() {
 
   return (
     <header className={`chat-header${fold ? ` folded-${fold}` : ''}`} ref={headerRef}>
-      <div className={info.state !== 'idle' || info.archived ? 'chat-heading with-badge' : 'chat-heading'}>
+      <div
+        className={
+          info.state !== 'idle' || info.archived || info.env.instructions
+            ? 'chat-heading with-badge'
+            : 'chat-heading'
+        }
+      >
         <SidebarToggle />
         {renaming ? (
           <form
@@ -171,7 +177,9 @@ export function ChatHeader() {
         )}
       </div>
       <div className="chat-meta">
-        {fold < 4 && info.env.workspace && <ChatFolder path={info.env.workspace} disabled={info.archived} />}
+        {fold < 4 && info.env.workspace && (
+          <ChatFolder path={info.env.workspace} session_id={info.session_id} disabled={info.archived} />
+        )}
         {fold < 1 && <ContextMeter model={info.model} />}
         <label className="meta-item">
           <span className="meta-label">Model</span>

@@ -13,10 +13,13 @@ export function shortPath(path: string, home?: string, max = 40): string {
 }
 
 /**
- * Whether `path` is a folder Arbor made for a chat (`<data folder>/workspaces/<session id>`: a
- * chat's own, or the one its fork started from), not one the user chose. Read from its last two
- * parts: the data folder may be shown through a link (its real path is what the chat keeps).
+ * Whose folder Arbor made `path` for (`<data folder>/workspaces/<session id>`): `own`, the chat
+ * `session_id`'s; `other`, another chat's (a fork works in its parent's); null, a folder the user
+ * chose. Read from its last two parts: the data folder may be shown through a link (its real
+ * path is what the chat keeps).
  */
-export function isOwnFolder(path: string): boolean {
-  return /[\\/]workspaces[\\/]ses_[0-9a-z]+[\\/]?$/i.test(path)
+export function madeFolder(path: string, session_id: string): 'own' | 'other' | null {
+  const m = /[\\/]workspaces[\\/](ses_[0-9a-z]+)[\\/]?$/i.exec(path)
+  if (!m) return null
+  return m[1] === session_id ? 'own' : 'other'
 }

@@ -314,6 +314,8 @@ describe('runtime: prompts, streaming and persistence (real SQLite file)', () =>
     expect(list.split('\n').filter((l) => /^\d+\. \*\*Point \d+\*\*/.test(l))).toHaveLength(12)
     expect(list).toContain('12. **Point 12**: a step with `code 12`')
     expect(list.endsWith(' point12')).toBe(true)
+    // Its last word is the last item's, with no nested note after it.
+    expect(listReply(10).endsWith(' point10')).toBe(true)
     expect(list).toContain(
       '5. **Point 5**: a step with `code 5` and a few words about point5\n   - a nested note on point 5\n6. ',
     )

@@ -379,6 +379,15 @@ describe('Markdown, progressively', () => {
     expect(el.querySelectorAll('ol').length).toBeGreaterThan(3)
   })
 
+  it('indents a numbered list for its widest number, from where it starts', () => {
+    vi.useFakeTimers()
+    const indent = (md: string) =>
+      [...show(md, false).querySelectorAll('ol')].map((ol) => ol.style.paddingInlineStart)
+    expect(indent('1. a\n2. b')).toEqual(['calc(1ch + 0.9em)'])
+    expect(indent('98. a\n99. b\n100. c')).toEqual(['calc(3ch + 0.9em)'])
+    expect(indent('8. a\n9. b\n10. c')).toEqual(['calc(2ch + 0.9em)'])
+  })
+
   it('shows a long streaming code block as code in pieces, and only its last piece changes as it grows', () => {
     vi.useFakeTimers()
     const lines = (n: number) => Array.from({ length: n }, (_, i) => `const value${i} = compute(${i})`)

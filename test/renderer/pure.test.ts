@@ -9,7 +9,7 @@ import {
   type BlockSplit,
 } from '../../src-renderer/lib/split-blocks'
 import { highlight } from '../../src-renderer/lib/highlight'
-import { isOwnFolder, shortPath } from '../../src-renderer/lib/paths'
+import { madeFolder, shortPath } from '../../src-renderer/lib/paths'
 import { checkpointLabel, describeChange } from '../../src-renderer/lib/history'
 import { matchShortcut } from '../../src-renderer/lib/shortcuts'
 import { computeOffsets, indexAt, sameKeys, visibleRange } from '../../src-renderer/lib/virtual'
@@ -644,11 +644,13 @@ describe('folders as shown', () => {
     expect(shortPath('C:\\Users\\ana\\code\\site', 'C:\\Users\\ana')).toBe('~\\code\\site')
   })
 
-  it('tells a folder Arbor made for a chat from one the user chose', () => {
-    expect(isOwnFolder('/home/ana/.config/Arbor/workspaces/ses_01m97be54xk2')).toBe(true)
-    expect(isOwnFolder('C:\\Users\\ana\\AppData\\Arbor\\workspaces\\ses_01m97be54xk2')).toBe(true)
-    expect(isOwnFolder('/home/ana/projects/site')).toBe(false)
-    expect(isOwnFolder('/home/ana/workspaces/site')).toBe(false)
-    expect(isOwnFolder('/home/ana/.config/Arbor/workspaces/ses_01m97be54xk2/src')).toBe(false)
+  it('tells a folder Arbor made for this chat, or for another (a fork’s parent), from one the user chose', () => {
+    const id = 'ses_01m97be54xk2'
+    expect(madeFolder(`/home/ana/.config/Arbor/workspaces/${id}`, id)).toBe('own')
+    expect(madeFolder(`C:\\Users\\ana\\AppData\\Arbor\\workspaces\\${id}`, id)).toBe('own')
+    expect(madeFolder('/home/ana/.config/Arbor/workspaces/ses_01m97aaaaaaa', id)).toBe('other')
+    expect(madeFolder('/home/ana/projects/site', id)).toBeNull()
+    expect(madeFolder('/home/ana/workspaces/site', id)).toBeNull()
+    expect(madeFolder(`/home/ana/.config/Arbor/workspaces/${id}/src`, id)).toBeNull()
   })
 })

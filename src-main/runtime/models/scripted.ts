@@ -98,7 +98,7 @@ export function listReply(n: number): string {
   const items: string[] = []
   for (let i = 1; i <= n; i++) {
     items.push(`${i}. **Point ${i}**: a step with \`code ${i}\` and a few words about point${i}`)
-    if (i % 5 === 0) items.push(`${' '.repeat(String(i).length + 2)}- a nested note on point ${i}`)
+    if (i % 5 === 0 && i < n) items.push(`${' '.repeat(String(i).length + 2)}- a nested note on point ${i}`)
   }
   return items.join('\n')
 }
