@@ -4,6 +4,8 @@ import { useApp } from '../state/hooks'
 import { FolderDialog } from './FolderDialog'
 import { FolderIcon } from './Icons'
 
+const OTHER = 'Parent chat’s folder'
+
 /**
  * The chat's folder in its header: short (~/projects/site), whole on hover; click to change it.
  * A folder Arbor made for the chat is only its icon: its path (…/ses_01j9…) says nothing, and
@@ -34,15 +36,16 @@ export function ChatFolder({
         type="button"
         className={made === 'own' ? 'btn btn-small chat-folder chat-folder-own' : 'btn btn-small chat-folder'}
         title={title}
-        aria-label={`Chat folder: ${path}. Change…`}
+        // The visible words are part of the name (a speech user says what they see).
+        aria-label={
+          made === 'other' ? `Chat folder: ${OTHER} (${path}). Change…` : `Chat folder: ${path}. Change…`
+        }
         disabled={disabled}
         onClick={() => setOpen(true)}
       >
         <FolderIcon />
         {made !== 'own' && (
-          <span className="chat-folder-path">
-            {made === 'other' ? 'Parent chat’s folder' : shortPath(path, home, 32)}
-          </span>
+          <span className="chat-folder-path">{made === 'other' ? OTHER : shortPath(path, home, 32)}</span>
         )}
       </button>
       {open && <FolderDialog current={path} onClose={() => setOpen(false)} />}
