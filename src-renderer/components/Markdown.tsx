@@ -25,6 +25,7 @@ import {
   type BlockMode,
   type TextPieces,
 } from '../lib/blocks'
+import { tailToParse } from '../lib/list-cuts'
 import { MAX_BLOCK, splitBlocksIncremental, type BlockSplit } from '../lib/split-blocks'
 import { createWorkQueue, whenIdle } from '../lib/work-queue'
 import { addedSince } from '../state/growth'
@@ -95,19 +96,6 @@ const TAIL_PARSE_MAX = 8_000
  * the queue gets to it.
  */
 const REPARSE_MAX = 3_000
-
-/**
- * A last line that may yet start a list item (`3`, `3.`, `-`, `- -`): a long list is cut before
- * an item (lib/split-blocks.ts), so the growing tail is parsed without it. A parse that had it
- * would not be of a prefix of the piece cut before it, which then had no parse to show.
- */
-const MAYBE_ITEM = /\n(?:\d{1,9}(?:[.)][ \t]*)?|[-*+][-*+_ \t]*)$/
-
-/** What of a growing tail is parsed: all of it, but a last line that may yet start a list item. */
-function tailToParse(text: string): string {
-  const m = MAYBE_ITEM.exec(text)
-  return m ? text.slice(0, m.index + 1) : text
-}
 
 /** Markdown rendered by the parser, memoised on its text (a tail shown behind the stream is not parsed again). */
 const Parsed = memo(function Parsed({ text }: { text: string }) {

@@ -1,4 +1,15 @@
 import { extendsText } from '../../src-shared/delta'
+import { cutList, listOf, listStep, type ListScan } from './list-cuts'
+import {
+  extendLine,
+  FENCE,
+  fenceAfter,
+  lineBlank,
+  lineFence,
+  lineStarts,
+  NO_LINE,
+  type LineHead,
+} from './md-lines'
 
 /**
  * Splits markdown into independently renderable blocks so a streaming reply re-parses only its
@@ -14,9 +25,6 @@ import { extendsText } from '../../src-shared/delta'
  */
 export const MAX_BLOCK = 2000
 
-/** A code fence, or a line of just `$$` that opens or closes display math (its lines stay one block). */
-const FENCE = /^ {0,3}(`{3,}|~{3,}|\$\$(?=[ \t]*(?:\n|$)))/
-
 export function splitBlocks(text: string, max = MAX_BLOCK): string[] {
   const lines = text.split('\n')
   const blocks: string[] = []
@@ -30,10 +38,7 @@ export function splitBlocks(text: string, max = MAX_BLOCK): string[] {
   for (const line of lines) {
     const f = FENCE.exec(line)
     if (fence === null && blank && line !== '' && !/^\s/.test(line)) push()
-    if (f) {
-      if (fence === null) fence = f[1][0]
-      else if (f[1][0] === fence) fence = null
-    }
+    fence = fenceAfter(fence, f)
     blank = line.trim() === '' && fence === null
     current.push(line)
   }
@@ -61,117 +66,6 @@ function cutLong(text: string, max: number): string[] {
   }
   if (start > 0) return [...out, text.slice(start)]
   return cutList(text, max)
-}
-
-/**
- * A block that is a list (its first line an item at column 0, no longer than `max`), cut before
- * each item that starts more than `max` characters after the last cut. Each piece ends without
- * the line break before that item (so it shows joined to the next, Markdown.tsx). A 200-item
- * list was one block: parsed whole in every frame while it streamed (so shown as its source once
- * past TAIL_PARSE_MAX), and whole again when finished, ~3.5 ms per 1,000 characters.
- *
- * A piece renders as that part of the whole list would, as long as every line at column 0 so far
- * starts an item of the same kind (the same bullet, or numbers with the same delimiter) with
- * something after its marker, and every other line is blank or indented at least as far as its
- * item's content: from the first line that breaks that rule (a paragraph, a heading, a fence, a
- * lazy line), the rest of the block stays in one piece. Cuts depend only on the text before them,
- * so they stay put as a list streams. What still differs from the whole: each piece is numbered
- * from its first item's number (the same, unless the list's numbers were not in sequence: all
- * `1.`); a blank line inside an item makes the whole list loose, but not the pieces without it;
- * a link definition inside an item (`[r]: /url`) is not seen by the other pieces; and a piece's
- * numbers are indented for its own widest one (Markdown.tsx), so its text moves a character over
- * from the piece before where the numbers gain a digit (10, 100).
- */
-function cutList(text: string, max: number): string[] {
-  const lines = text.split('\n')
-  let list = listOf(extendLine(NO_LINE, lines[0]!), max)
-  if (!list) return [text]
-  const out: string[] = []
-  let from = 0
-  let pos = lines[0]!.length + 1
-  let fence: string | null = null
-  for (let i = 1; i < lines.length && list.pure; i++) {
-    const line = lines[i]!
-    const step = listStep(list, extendLine(NO_LINE, line), fence)
-    if (step.item && pos - from > max) {
-      out.push(text.slice(from, pos - 1))
-      from = pos
-    }
-    list = step.list
-    const f = FENCE.exec(line)
-    if (f) {
-      if (fence === null) fence = f[1]![0]!
-      else if (f[1]![0] === fence) fence = null
-    }
-    pos += line.length + 1
-  }
-  out.push(text.slice(from))
-  return out
-}
-
-/** A list being cut (`cutList`): its items' kind, where its last item's content starts, and whether cutting may go on. */
-interface ListScan {
-  readonly kind: string
-  readonly offset: number
-  readonly pure: boolean
-}
-
-/** A list item's marker at column 0 (a bullet, or a number and its delimiter) and the white space after it. */
-const ITEM = /^(?:([-*+])|\d{1,9}([.)]))([ \t]+)/
-
-/** The item a line starts at column 0 (from its first HEAD characters and its length): its kind and content column. */
-function itemOf(line: LineHead): { kind: string; offset: number } | null {
-  const m = ITEM.exec(line.head)
-  if (!m) return null
-  // Only bullets and white space may be a thematic break (`- - -`, `* * *`), not an item; an
-  // empty item (nothing after its marker) ends at a blank line, unlike the others: neither is cut.
-  if (m[1] && /^[-*+_ \t]*$/.test(line.head)) return null
-  if (m[0].length === line.length) return null
-  const spaces = m[3]!
-  const marker = m[0].length - spaces.length
-  // Its content starts after the spaces, or one past the marker when they are 5 or more. A tab:
-  // unknown here, so no indented line is taken to continue it (see listStep).
-  const offset = spaces.includes('\t') ? Infinity : spaces.length > 4 ? marker + 1 : m[0].length
-  return { kind: m[1] ?? m[2]!, offset }
-}
-
-/** A block's first line, once complete: the list it starts (one to cut), or null. */
-function listOf(head: LineHead, max: number): ListScan | null {
-  if (head.length > max) return null
-  const item = itemOf(head)
-  return item && { kind: item.kind, offset: item.offset, pure: true }
-}
-
-/** The columns a line is indented by (a tab to the next multiple of 4), as far as its head shows. */
-function indentOf(head: string): number {
-  let columns = 0
-  for (const c of head) {
-    if (c === ' ') columns++
-    else if (c === '\t') columns += 4 - (columns % 4)
-    else break
-  }
-  return columns
-}
-
-/**
- * A line of a list being cut, after its first (`fence`: the fence open before it): the list
- * after it, and whether it starts an item (a place to cut).
- */
-function listStep(list: ListScan, line: LineHead, fence: string | null): { list: ListScan; item: boolean } {
-  const stop = { list: { ...list, pure: false }, item: false }
-  const column0 = lineStarts(line)
-  // A line indented less than the item's content is not the item's: it ends the list (after a
-  // blank line, code, a table, a heading), or is a lazy line of the item's paragraph, after
-  // which a number other than 1 goes on with that paragraph. Neither is cut after. Nor is a line
-  // at column 0 inside a fence (code, or the end of the item the fence is in).
-  const under = !column0 && !lineBlank(line) && indentOf(line.head) < list.offset
-  if (fence !== null || under) return column0 || under ? stop : { list, item: false }
-  if (column0) {
-    const item = itemOf(line)
-    if (!item || item.kind !== list.kind) return stop
-    return { list: { kind: list.kind, offset: item.offset, pure: true }, item: true }
-  }
-  return { list, item: false }
 }
 
 /**
@@ -214,43 +108,6 @@ export interface BlockSplit {
   /** `text` from `cutFrom` on: all a later split reads of it. */
   readonly window: string
 }
-
-/** A line's first characters that are kept: more than FENCE looks at before a `$$` line's rest. */
-const HEAD = 16
-
-/**
- * A line, as much as the scan needs of it once its start has been cut from the window: its first
- * HEAD characters, its length, and whether what follows them is only spaces and tabs (a `$$`
- * line is a fence only then) or only white space (a blank line).
- */
-interface LineHead {
-  head: string
-  length: number
-  spaces: boolean
-  white: boolean
-}
-
-const NO_LINE: LineHead = { head: '', length: 0, spaces: true, white: true }
-
-function extendLine(line: LineHead, more: string): LineHead {
-  if (more === '') return line
-  const room = HEAD - line.head.length
-  const rest = room > 0 ? more.slice(room) : more
-  return {
-    head: room > 0 ? line.head + more.slice(0, room) : line.head,
-    length: line.length + more.length,
-    spaces: line.spaces && /^[ \t]*$/.test(rest),
-    white: line.white && /^\s*$/.test(rest),
-  }
-}
-
-/** FENCE.exec(the line): past its head, only whether the rest is spaces and tabs matters. */
-const lineFence = (line: LineHead) =>
-  FENCE.exec(line.length > line.head.length && !line.spaces ? `${line.head}x` : line.head)
-/** `line.trim() === ''`. */
-const lineBlank = (line: LineHead) => line.white && line.head.trim() === ''
-/** A line that starts a new block after a blank line (outside a fence): its first character decides. */
-const lineStarts = (line: LineHead) => line.length > 0 && !/^\s/.test(line.head)
 
 function fresh(max: number): BlockSplit {
   return {
@@ -389,11 +246,7 @@ function grow(s: BlockSplit, text: string, added: string): BlockSplit {
     line = extendLine(line, at(unread, nl))
     if (fence === null && blank && lineStarts(line) && pos > tailStart) boundary(pos)
     listLine(pos, line)
-    const f = lineFence(line)
-    if (f) {
-      if (fence === null) fence = f[1][0]
-      else if (f[1][0] === fence) fence = null
-    }
+    fence = fenceAfter(fence, lineFence(line))
     blank = lineBlank(line) && fence === null
     pos = unread = nl + 1
     line = NO_LINE
