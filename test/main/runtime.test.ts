@@ -285,6 +285,19 @@ describe('runtime: prompts, streaming and persistence (real SQLite file)', () =>
     expect(long).toBe(`${'word '.repeat(11)}wo…`)
   })
 
+  /** The deltas a prompt to the scripted model streams in a new session, and the reply as stored. */
+  const streamed = async (query: string) => {
+    const s = await sqliteRuntime().sessions.create()
+    const deltas: string[] = []
+    s.subscribe((m) => {
+      if (m.variant === 'delta') deltas.push(m.text)
+    })
+    await (
+      await s.prompt({ query })
+    ).finished
+    return { deltas, reply: textOf((await allMessages(s)).at(-1)!) }
+  }
+
   it('streams /markdown N: N words as markdown of every kind, a word a delta, the last word last', async () => {
     const md = markdownReply(300)
     for (const mark of ['**word', '`word', '- item word', '| a | b | c |', '```ts\nconst word', '## word'])
@@ -293,20 +306,11 @@ describe('runtime: prompts, streaming and persistence (real SQLite file)', () =>
     expect(words).toEqual(Array.from({ length: 300 }, (_, i) => `word${i + 1}`))
     expect(md.endsWith('\n\nword300')).toBe(true)
 
-    const rt = sqliteRuntime()
-    const s = await rt.sessions.create()
-    const deltas: string[] = []
-    s.subscribe((m) => {
-      if (m.variant === 'delta') deltas.push(m.text)
-    })
-    await (
-      await s.prompt({ query: '/markdown 300 0' })
-    ).finished
+    const { deltas, reply } = await streamed('/markdown 300 0')
     expect(deltas.join('')).toBe(md)
     expect(deltas.every((d) => (d.match(/word\d+/g) ?? []).length <= 1)).toBe(true)
     expect(deltas.at(-1)).toBe('\n\nword300')
-    const messages = await allMessages(s)
-    expect(textOf(messages.at(-1)!)).toBe(md)
+    expect(reply).toBe(md)
   })
 
   it('streams /list N: a numbered list of N items, a word a delta', async () => {
@@ -320,18 +324,10 @@ describe('runtime: prompts, streaming and persistence (real SQLite file)', () =>
       '5. **Point 5**: a step with `code 5` and a few words about point5\n   - a nested note on point 5\n6. ',
     )
     expect(list).toContain('\n    - a nested note on point 10\n11. ')
-    const rt = sqliteRuntime()
-    const s = await rt.sessions.create()
-    const deltas: string[] = []
-    s.subscribe((m) => {
-      if (m.variant === 'delta') deltas.push(m.text)
-    })
-    await (
-      await s.prompt({ query: '/list 12 0' })
-    ).finished
+    const { deltas, reply } = await streamed('/list 12 0')
     expect(deltas.join('')).toBe(list)
     expect(deltas.every((d) => d.trim().split(/\s+/).length === 1)).toBe(true)
-    expect(textOf((await allMessages(s)).at(-1)!)).toBe(list)
+    expect(reply).toBe(list)
   })
 
   it('refuses a second runtime on the same data folder with a clear error', () => {
